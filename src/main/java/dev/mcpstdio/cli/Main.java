@@ -1,0 +1,78 @@
+package dev.mcpstdio.cli;
+
+import dev.mcpstdio.net.KeepAliveSelectorProvider;
+import dev.mcpstdio.net.OutboundHttp;
+import dev.mcpstdio.relay.ConnectivityCheck;
+import dev.mcpstdio.relay.Relay;
+import dev.mcpstdio.relay.RelayConfig;
+import dev.mcpstdio.relay.Sleeper;
+import dev.mcpstdio.stdio.Log;
+import dev.mcpstdio.stdio.Redactor;
+import dev.mcpstdio.stdio.StdoutWire;
+import java.io.FileDescriptor;
+import java.io.FileInputStream;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.net.http.HttpClient;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+
+/** The {@code mcp-stdio} entry point: picks the mode and maps outcomes to exit codes. */
+public final class Main {
+
+  private Main() {}
+
+  public static void main(String[] args) {
+    System.exit(run(args, System.getenv()));
+  }
+
+  static int run(String[] args, Map<String, String> env) {
+    // First of all: own fd 1, so nothing in this process can write stray bytes onto the wire.
+    StdoutWire wire = StdoutWire.claimProcessStdout();
+    Redactor redactor = new Redactor();
+    Log early = Log.stderr(Log.Level.INFO, redactor);
+    PrintWriter err = new PrintWriter(System.err, true, StandardCharsets.UTF_8);
+    try {
+      RelayCommand.Parsed parsed = RelayCommand.parse(args, env, early, err);
+      if (parsed.exitNow() != null) {
+        return parsed.exitNow();
+      }
+      return relay(parsed.config(), wire, Log.stderr(parsed.config().logLevel(), redactor), env);
+    } catch (UsageException e) {
+      early.error(e.getMessage());
+      return e.exitCode();
+    } catch (InterruptedException e) {
+      return ExitCodes.INTERRUPTED;
+    } catch (RuntimeException e) {
+      early.error("internal error: " + e);
+      return ExitCodes.FAILURE;
+    }
+  }
+
+  private static int relay(RelayConfig config, StdoutWire wire, Log log, Map<String, String> env)
+      throws InterruptedException {
+    if (config.tcpKeepAlive()) {
+      String problem = KeepAliveSelectorProvider.install();
+      if (problem != null) {
+        log.warn(problem);
+      }
+    }
+    OutboundHttp.configureJdkDefaults();
+    HttpClient client;
+    try {
+      client = OutboundHttp.create(new OutboundHttp.Settings(config.connectTimeout(), config.caFiles(), env));
+    } catch (IOException | IllegalArgumentException e) {
+      log.error(e.getMessage());
+      return ExitCodes.FAILURE;
+    }
+    if (config.check()) {
+      return ConnectivityCheck.run(config, client, log);
+    }
+    Relay relay =
+        new Relay(config, client, new FileInputStream(FileDescriptor.in), wire, log, Sleeper.REAL);
+    Signals.onTermination(signal -> relay.shutdown("received signal " + signal));
+    int code = relay.run();
+    wire.close();
+    return code;
+  }
+}

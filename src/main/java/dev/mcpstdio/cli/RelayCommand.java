@@ -1,0 +1,299 @@
+package dev.mcpstdio.cli;
+
+import dev.mcpstdio.Version;
+import dev.mcpstdio.relay.Header;
+import dev.mcpstdio.relay.RelayConfig;
+import dev.mcpstdio.relay.RetryPolicy;
+import dev.mcpstdio.stdio.Log;
+import dev.mcpstdio.stdio.Redactor;
+import java.io.PrintWriter;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import picocli.CommandLine;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
+import picocli.CommandLine.Model.PositionalParamSpec;
+import picocli.CommandLine.ParseResult;
+
+/**
+ * The relay's command line: {@code mcp-stdio [OPTIONS] URL}.
+ *
+ * <p>The picocli model is built programmatically rather than from annotations: no reflection on
+ * the start-up path, which a host pays for on every spawn.
+ */
+final class RelayCommand {
+
+  /** Header names whose values are credentials, kept out of logs. */
+  private static final List<String> SECRET_HINTS =
+      List.of("authorization", "cookie", "token", "secret", "key", "password", "session", "auth");
+
+  /** Headers the HTTP client manages itself; pinning them is refused up front. */
+  private static final List<String> RESTRICTED =
+      List.of("connection", "content-length", "expect", "host", "upgrade");
+
+  /** What parsing produced: a config to run, or an exit code to return right away. */
+  record Parsed(RelayConfig config, Integer exitNow) {}
+
+  private RelayCommand() {}
+
+  static CommandSpec spec() {
+    CommandSpec spec = CommandSpec.create().name("mcp-stdio").version("mcp-stdio " + Version.get());
+    spec.usageMessage()
+        .description(
+            "Relay an MCP stdio host to a remote MCP server over Streamable HTTP.",
+            "stdin/stdout carry newline-delimited JSON-RPC; diagnostics go to stderr.");
+    spec.addPositional(
+        PositionalParamSpec.builder().paramLabel("URL").arity("1").type(String.class)
+            .description("The remote MCP endpoint, e.g. https://example.com/mcp").build());
+    option(spec, "--bearer-token", "TOKEN", String.class,
+        "Send 'Authorization: Bearer TOKEN' (default: $MCP_BEARER_TOKEN; prefer the env var, flags show in ps).");
+    spec.addOption(OptionSpec.builder("-H", "--header").paramLabel("'Name: value'").type(List.class)
+        .auxiliaryTypes(String.class).description("Extra request header (repeatable); overrides a built-in of the same name.").build());
+    option(spec, "--timeout-connect", "SECONDS", String.class, "Connection timeout (default 10).");
+    option(spec, "--timeout-read", "SECONDS", String.class, "Read timeout: waiting for a response, and silence within one (default 120).");
+    option(spec, "--sse-read-timeout", "SECONDS", String.class, "Silence allowed on the server's GET event stream before it is reopened; 0 disables (default 300).");
+    option(spec, "--max-message-size", "BYTES", String.class, "Largest message accepted in either direction; 0 disables (default 10485760).");
+    spec.addOption(OptionSpec.builder("--ca-file").paramLabel("PEM").type(List.class).auxiliaryTypes(String.class)
+        .description("Also trust the certificates in this PEM file (repeatable).").build());
+    flag(spec, "--no-tcp-keepalive", "Do not enable TCP keepalive on upstream connections.");
+    flag(spec, "--no-cancel-filter", "Relay responses that arrive after the host cancelled the request.");
+    flag(spec, "--no-normalize-arguments", "Send tools/call 'arguments: null' as written instead of as {}.");
+    flag(spec, "--check", "Check connectivity once, report on stderr and exit 0 or 1.");
+    spec.addOption(OptionSpec.builder("--test").arity("0").hidden(true).build());
+    option(spec, "--log-level", "LEVEL", String.class, "debug, info, warn, error or off (default info).");
+    flag(spec, "-v", "--verbose", "Same as --log-level debug.");
+    flag(spec, "-q", "--quiet", "Same as --log-level warn.");
+    flag(spec, "-V", "--version", "Print the version and exit.");
+    flag(spec, "-h", "--help", "Show this help and exit.");
+    return spec;
+  }
+
+  private static void option(CommandSpec spec, String name, String label, Class<?> type, String description) {
+    spec.addOption(OptionSpec.builder(name).paramLabel(label).type(type).description(description).build());
+  }
+
+  private static void flag(CommandSpec spec, String name, String description) {
+    spec.addOption(OptionSpec.builder(name).arity("0").description(description).build());
+  }
+
+  private static void flag(CommandSpec spec, String shortName, String name, String description) {
+    spec.addOption(OptionSpec.builder(shortName, name).arity("0").description(description).build());
+  }
+
+  /** Parses the relay's arguments; usage output goes to {@code err}. */
+  static Parsed parse(String[] args, Map<String, String> env, Log log, PrintWriter err)
+      throws UsageException {
+    CommandLine commandLine = new CommandLine(spec());
+    ParseResult r;
+    try {
+      r = commandLine.parseArgs(args);
+    } catch (CommandLine.ParameterException e) {
+      if (has(args, "-h", "--help")) {
+        commandLine.usage(err);
+        return new Parsed(null, ExitCodes.OK);
+      }
+      if (has(args, "-V", "--version")) {
+        err.println(commandLine.getCommandSpec().version()[0]);
+        return new Parsed(null, ExitCodes.OK);
+      }
+      throw new UsageException(e.getMessage() + " (see --help)", ExitCodes.USAGE);
+    }
+    if (r.hasMatchedOption("--help")) {
+      commandLine.usage(err);
+      return new Parsed(null, ExitCodes.OK);
+    }
+    if (r.hasMatchedOption("--version")) {
+      err.println(commandLine.getCommandSpec().version()[0]);
+      return new Parsed(null, ExitCodes.OK);
+    }
+    return new Parsed(build(r, env, log), null);
+  }
+
+  private static boolean has(String[] args, String... names) {
+    for (String a : args) {
+      for (String n : names) {
+        if (a.equals(n)) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  private static RelayConfig build(ParseResult r, Map<String, String> env, Log log)
+      throws UsageException {
+    Redactor redactor = log.redactor();
+    if (r.matchedPositionals().isEmpty()) {
+      throw new UsageException("missing URL: mcp-stdio [OPTIONS] URL (see --help)", ExitCodes.USAGE);
+    }
+    URI url = url(r.matchedPositional(0).getValue());
+    RelayConfig config = RelayConfig.defaults(url);
+
+    List<Header> headers = new ArrayList<>();
+    boolean explicitBearer = r.hasMatchedOption("--bearer-token");
+    String bearer = explicitBearer ? r.matchedOptionValue("--bearer-token", "") : env.get("MCP_BEARER_TOKEN");
+    if (bearer != null) {
+      if (!Header.isSafeValue(bearer)) {
+        throw new UsageException("the bearer token contains CR, LF or NUL", ExitCodes.FAILURE);
+      }
+      if (bearer.isEmpty()) {
+        if (explicitBearer) {
+          log.warn("--bearer-token is empty; sending no Authorization header");
+        }
+      } else {
+        redactor.addSecret(bearer);
+        headers.add(new Header("Authorization", "Bearer " + bearer));
+      }
+    }
+    List<String> pins = r.matchedOptionValue("--header", List.<String>of());
+    for (String spec : pins) {
+      Header h;
+      try {
+        h = Header.parse(spec);
+      } catch (IllegalArgumentException e) {
+        throw new UsageException("-H " + e.getMessage(), ExitCodes.FAILURE);
+      }
+      if (RESTRICTED.contains(h.lowerName())) {
+        throw new UsageException("-H " + h.name() + " cannot be set: the HTTP client manages it", ExitCodes.FAILURE);
+      }
+      if (isSecretName(h.lowerName())) {
+        redactor.addSecret(h.value());
+        int space = h.value().indexOf(' ');
+        if (space > 0) {
+          redactor.addSecret(h.value().substring(space + 1).trim()); // the credential after "Bearer "
+        }
+      }
+      if (headers.removeIf(existing -> existing.lowerName().equals(h.lowerName()))
+          && h.lowerName().equals("authorization") && explicitBearer) {
+        log.warn("-H Authorization replaces the --bearer-token header");
+      }
+      headers.add(h);
+    }
+
+    Duration connect = seconds(r, "--timeout-connect", Duration.ofSeconds(10), false);
+    Duration read = seconds(r, "--timeout-read", Duration.ofSeconds(120), false);
+    Duration stream = seconds(r, "--sse-read-timeout", Duration.ofSeconds(300), true);
+    long maxMessage = bytes(r, "--max-message-size", RelayConfig.DEFAULT_MAX_MESSAGE_SIZE);
+    List<Path> caFiles = new ArrayList<>();
+    for (String file : r.matchedOptionValue("--ca-file", List.<String>of())) {
+      caFiles.add(Path.of(file));
+    }
+    boolean check = r.hasMatchedOption("--check") || r.hasMatchedOption("--test");
+    if (r.hasMatchedOption("--test")) {
+      log.warn("--test is deprecated; use --check");
+    }
+    if ("http".equalsIgnoreCase(url.getScheme()) && !headers.isEmpty() && !isLoopback(url.getHost())
+        && headers.stream().anyMatch(h -> isSecretName(h.lowerName()))) {
+      log.warn("credentials will travel unencrypted over http:// to " + url.getHost());
+    }
+    return config
+        .withHeaders(headers)
+        .withTimeouts(connect, read, stream)
+        .withLimits(maxMessage)
+        .withBehaviour(!r.hasMatchedOption("--no-cancel-filter"), !r.hasMatchedOption("--no-normalize-arguments"))
+        .withNetwork(!r.hasMatchedOption("--no-tcp-keepalive"), caFiles)
+        .withRetry(RetryPolicy.DEFAULT)
+        .withMode(check, level(r), Duration.ofSeconds(2));
+  }
+
+  static URI url(String text) throws UsageException {
+    URI url;
+    try {
+      url = new URI(text);
+    } catch (java.net.URISyntaxException e) {
+      throw new UsageException("invalid URL: " + e.getReason(), ExitCodes.USAGE);
+    }
+    String scheme = url.getScheme() == null ? "" : url.getScheme().toLowerCase(Locale.ROOT);
+    if (!scheme.equals("http") && !scheme.equals("https")) {
+      throw new UsageException("the URL must start with http:// or https://", ExitCodes.USAGE);
+    }
+    if (url.getHost() == null || url.getHost().isEmpty()) {
+      throw new UsageException("the URL has no host", ExitCodes.USAGE);
+    }
+    if (url.getRawUserInfo() != null) {
+      throw new UsageException(
+          "credentials in the URL are not supported; use --bearer-token or -H 'Authorization: ...'",
+          ExitCodes.USAGE);
+    }
+    if (url.getRawFragment() != null) {
+      throw new UsageException("the URL must not have a #fragment", ExitCodes.USAGE);
+    }
+    return url;
+  }
+
+  static boolean isLoopback(String host) {
+    String h = host.toLowerCase(Locale.ROOT);
+    return h.equals("localhost") || h.endsWith(".localhost") || h.startsWith("127.") || h.equals("[::1]");
+  }
+
+  private static boolean isSecretName(String lowerName) {
+    for (String hint : SECRET_HINTS) {
+      if (lowerName.contains(hint)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static Duration seconds(ParseResult r, String name, Duration fallback, boolean zeroAllowed)
+      throws UsageException {
+    if (!r.hasMatchedOption(name)) {
+      return fallback;
+    }
+    String text = r.matchedOptionValue(name, "");
+    double value;
+    try {
+      value = Double.parseDouble(text.trim());
+    } catch (NumberFormatException e) {
+      throw new UsageException(name + " expects a number of seconds, got '" + text + "'", ExitCodes.USAGE);
+    }
+    if (Double.isNaN(value) || Double.isInfinite(value) || value < 0 || (!zeroAllowed && value == 0)) {
+      throw new UsageException(
+          name + " must be a finite number " + (zeroAllowed ? ">= 0" : "> 0") + ", got '" + text + "'",
+          ExitCodes.USAGE);
+    }
+    if (value > 365L * 24 * 3600) {
+      throw new UsageException(name + " is unreasonably large: " + text, ExitCodes.USAGE);
+    }
+    return Duration.ofNanos((long) (value * 1e9));
+  }
+
+  private static long bytes(ParseResult r, String name, long fallback) throws UsageException {
+    if (!r.hasMatchedOption(name)) {
+      return fallback;
+    }
+    String text = r.matchedOptionValue(name, "");
+    try {
+      long value = Long.parseLong(text.trim());
+      if (value < 0) {
+        throw new NumberFormatException();
+      }
+      return value;
+    } catch (NumberFormatException e) {
+      throw new UsageException(name + " expects a number of bytes >= 0, got '" + text + "'", ExitCodes.USAGE);
+    }
+  }
+
+  private static Log.Level level(ParseResult r) throws UsageException {
+    if (r.hasMatchedOption("--verbose")) {
+      return Log.Level.DEBUG;
+    }
+    if (r.hasMatchedOption("--quiet")) {
+      return Log.Level.WARN;
+    }
+    if (!r.hasMatchedOption("--log-level")) {
+      return Log.Level.INFO;
+    }
+    String text = r.matchedOptionValue("--log-level", "").trim().toUpperCase(Locale.ROOT);
+    try {
+      return Log.Level.valueOf(text.equals("WARNING") ? "WARN" : text);
+    } catch (IllegalArgumentException e) {
+      throw new UsageException("--log-level must be debug, info, warn, error or off", ExitCodes.USAGE);
+    }
+  }
+}

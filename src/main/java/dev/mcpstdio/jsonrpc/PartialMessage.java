@@ -1,0 +1,44 @@
+package dev.mcpstdio.jsonrpc;
+
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import java.io.IOException;
+
+/**
+ * Reads what can be read from the first bytes of a message that was too large to keep whole.
+ *
+ * <p>Only the top level of the object is scanned, up to where the bytes stop, so an {@code id}
+ * written before the bulk of the message is found exactly (it is never guessed from nested
+ * content). That lets the error for an oversized request carry the request's id.
+ */
+public final class PartialMessage {
+
+  private PartialMessage() {}
+
+  /** The top-level id of a request whose first bytes are {@code head}, or null if unseen. */
+  public static JsonRpcId requestId(byte[] head) {
+    JsonRpcId id = null;
+    boolean method = false;
+    try (JsonParser p = Json.parser(head, 0, head.length)) {
+      if (p.nextToken() != JsonToken.START_OBJECT) {
+        return null;
+      }
+      while (p.nextToken() == JsonToken.FIELD_NAME) {
+        String name = p.currentName();
+        p.nextToken();
+        if (name.equals("id")) {
+          id = Json.readId(p, head, 0);
+        } else if (name.equals("method")) {
+          method = true;
+        }
+        Json.finishValue(p);
+        if (id != null && method) {
+          return id;
+        }
+      }
+    } catch (IOException e) {
+      // the bytes ran out: report what was seen
+    }
+    return id;
+  }
+}

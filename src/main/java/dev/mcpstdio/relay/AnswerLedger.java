@@ -1,0 +1,123 @@
+package dev.mcpstdio.relay;
+
+import dev.mcpstdio.jsonrpc.JsonRpcId;
+import dev.mcpstdio.jsonrpc.JsonRpcMessage;
+import dev.mcpstdio.jsonrpc.JsonRpcMessage.Response;
+import dev.mcpstdio.stdio.EmitGate;
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+
+/**
+ * Keeps the promise that every host request gets exactly one answer.
+ *
+ * <p>A request is <em>open</em> from dispatch until its answer passes the gate: the server's
+ * response, or an error the relay writes itself. Whatever answers first closes it; a later answer
+ * for the same id is held back. Cancelled ids are remembered for {@link #CANCEL_TTL} so that a late
+ * response to a cancelled request can be dropped (the cancel filter), and ids the relay already
+ * answered are remembered as long so that a straggling upstream response cannot become a second
+ * answer. An id the host reuses for a new request is forgotten from both.
+ *
+ * <p>Bounds: at most {@link #MAX_OPEN} open requests (dispatch waits for a slot), and at most
+ * {@link #MAX_REMEMBERED} cancelled and as many answered ids, each for 60 s.
+ */
+final class AnswerLedger implements EmitGate.Filter {
+
+  static final int MAX_OPEN = 1024;
+  static final int MAX_REMEMBERED = 4096;
+  static final Duration CANCEL_TTL = Duration.ofSeconds(60);
+
+  private final Set<JsonRpcId> open = ConcurrentHashMap.newKeySet();
+  private final Semaphore slots = new Semaphore(MAX_OPEN);
+  private final ExpiringIds cancelled;
+  private final ExpiringIds answered;
+  private final boolean cancelFilter;
+
+  AnswerLedger(boolean cancelFilter, LongSupplier clock) {
+    this.cancelFilter = cancelFilter;
+    this.cancelled = new ExpiringIds(CANCEL_TTL, MAX_REMEMBERED, clock);
+    this.answered = new ExpiringIds(CANCEL_TTL, MAX_REMEMBERED, clock);
+  }
+
+  /** Result of trying to open a request. */
+  enum Opening {
+    OPENED,
+    DUPLICATE,
+    BUSY
+  }
+
+  /**
+   * Opens a request for {@code id}, waiting up to {@code wait} for a free slot. A reused id
+   * supersedes an earlier cancel of the same id.
+   */
+  Opening open(JsonRpcId id, Duration wait) throws InterruptedException {
+    if (!slots.tryAcquire(wait.toNanos(), TimeUnit.NANOSECONDS)) {
+      return Opening.BUSY;
+    }
+    if (!open.add(id)) {
+      slots.release();
+      return Opening.DUPLICATE;
+    }
+    cancelled.remove(id);
+    answered.remove(id);
+    return Opening.OPENED;
+  }
+
+  boolean isOpen(JsonRpcId id) {
+    return open.contains(id);
+  }
+
+  /** The host cancelled {@code id}; a late response to it will be dropped. */
+  void cancel(JsonRpcId id) {
+    if (cancelFilter) {
+      cancelled.add(id);
+    }
+  }
+
+  /**
+   * Closes {@code id} for an answer the relay writes itself. Returns false when the request was
+   * already answered, in which case the relay must stay silent.
+   */
+  boolean closeForOwnAnswer(JsonRpcId id) {
+    if (!close(id)) {
+      return false;
+    }
+    cancelled.remove(id);
+    return true;
+  }
+
+  private boolean close(JsonRpcId id) {
+    if (open.remove(id)) {
+      slots.release();
+      answered.add(id);
+      return true;
+    }
+    return false;
+  }
+
+  int openCount() {
+    return open.size();
+  }
+
+  @Override
+  public String dropReason(JsonRpcMessage message) {
+    if (!(message instanceof Response response) || response.id() == null) {
+      return null; // notifications, server requests, batches and id:null errors always pass
+    }
+    JsonRpcId id = response.id();
+    if (cancelFilter && cancelled.consume(id)) {
+      close(id);
+      return "dropped late response for cancelled id " + id;
+    }
+    if (close(id)) {
+      return null;
+    }
+    if (answered.contains(id)) {
+      return "dropped a second response for id " + id + " (already answered)";
+    }
+    return null; // an id the relay never saw: not ours to judge
+  }
+}

@@ -1,0 +1,76 @@
+package dev.mcpstdio.relay;
+
+import java.util.Locale;
+
+/** One HTTP header the user pinned on the command line, validated at parse time. */
+public record Header(String name, String value) {
+
+  public Header {
+    if (!isToken(name)) {
+      throw new IllegalArgumentException("invalid header name: " + name);
+    }
+    if (!isSafeValue(value)) {
+      throw new IllegalArgumentException("header " + name + " has a value with CR, LF or NUL");
+    }
+  }
+
+  public String lowerName() {
+    return name.toLowerCase(Locale.ROOT);
+  }
+
+  /** Parses {@code Name: value} as given to {@code -H}. */
+  public static Header parse(String spec) {
+    int colon = spec.indexOf(':');
+    if (colon <= 0) {
+      throw new IllegalArgumentException("expected 'Name: value', got '" + spec + "'");
+    }
+    return new Header(spec.substring(0, colon).trim(), spec.substring(colon + 1).trim());
+  }
+
+  /** RFC 9110 token: the characters allowed in a header field name. */
+  public static boolean isToken(String s) {
+    if (s == null || s.isEmpty()) {
+      return false;
+    }
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      boolean ok =
+          (c >= 'a' && c <= 'z')
+              || (c >= 'A' && c <= 'Z')
+              || (c >= '0' && c <= '9')
+              || "!#$%&'*+-.^_`|~".indexOf(c) >= 0;
+      if (!ok) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** No CR, LF or NUL: such a value could split or end the header block. */
+  public static boolean isSafeValue(String s) {
+    if (s == null) {
+      return false;
+    }
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (c == '\r' || c == '\n' || c == '\0') {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** Visible ASCII only (0x21-0x7E), as MCP requires of session ids and protocol versions. */
+  public static boolean isVisibleAscii(String s) {
+    if (s == null || s.isEmpty()) {
+      return false;
+    }
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (c < 0x21 || c > 0x7E) {
+        return false;
+      }
+    }
+    return true;
+  }
+}

@@ -1,0 +1,137 @@
+package dev.mcpstdio.relay;
+
+import dev.mcpstdio.jsonrpc.Json;
+import dev.mcpstdio.jsonrpc.JsonRpcCodec;
+import dev.mcpstdio.jsonrpc.JsonRpcId;
+import dev.mcpstdio.jsonrpc.JsonRpcMessage;
+import dev.mcpstdio.jsonrpc.JsonRpcMessage.Request;
+import dev.mcpstdio.jsonrpc.JsonRpcMessage.Response;
+import dev.mcpstdio.jsonrpc.JsonSpan;
+import dev.mcpstdio.jsonrpc.MalformedMessageException;
+import dev.mcpstdio.stdio.Log;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Answers a list request that did not ask for a page ({@code tools/list}, {@code resources/list},
+ * {@code resources/templates/list}, {@code prompts/list} without {@code cursor}) with every page
+ * merged: hosts that stop after the first page lose tools otherwise (claude-code#39586). A host
+ * that pages itself (sends {@code cursor}) is passed through untouched.
+ *
+ * <p>Pages are fetched with relay-owned ids and the merged answer carries the host's id. At most
+ * {@link #MAX_PAGES} pages are fetched. A failure of the first page is the request's failure; a
+ * failure (or the cap) after that yields the pages so far with {@code nextCursor} pointing at the
+ * first one missing, so nothing is silently lost.
+ */
+final class PaginateLists implements Interceptor {
+
+  static final int MAX_PAGES = 100;
+
+  static final Map<String, String> LIST_FIELDS =
+      Map.of(
+          "tools/list", "tools",
+          "resources/list", "resources",
+          "resources/templates/list", "resourceTemplates",
+          "prompts/list", "prompts");
+
+  private final Inbound inbound;
+  private final Log log;
+  private final AtomicLong sequence = new AtomicLong();
+
+  PaginateLists(Inbound inbound, Log log) {
+    this.inbound = inbound;
+    this.log = log;
+  }
+
+  @Override
+  public Outcome intercept(Chain chain) throws InterruptedException {
+    Call call = chain.call();
+    if (call.internal() || !(call.message() instanceof Request request)) {
+      return chain.proceed(call);
+    }
+    String field = LIST_FIELDS.get(request.method());
+    if (field == null || !unpaged(request)) {
+      return chain.proceed(call);
+    }
+    return paginate(chain, call, request, field);
+  }
+
+  /** True when the request has no params, or params without a cursor. */
+  static boolean unpaged(Request request) {
+    if (request.params() == null) {
+      return true;
+    }
+    Map<String, JsonSpan> params = Json.fields(request.bytes(), request.params());
+    return params != null && !params.containsKey("cursor");
+  }
+
+  private Outcome paginate(Chain chain, Call call, Request request, String field)
+      throws InterruptedException {
+    List<ListMerge.Page> pages = new ArrayList<>();
+    String cursor = null;
+    Outcome first = null;
+    for (int page = 1; page <= MAX_PAGES; page++) {
+      Request pageRequest =
+          Rewrites.withId(request, JsonRpcId.relayOwned(Rewrites.RELAY_ID_PREFIX + "page-" + sequence.incrementAndGet()));
+      if (cursor != null) {
+        pageRequest = Rewrites.withParam(pageRequest, "cursor", Json.quote(cursor));
+      }
+      Call pageCall = new Call(pageRequest, pageRequest.bytes(), call.headers(), true, new java.util.concurrent.CompletableFuture<>());
+      if (page == 1) {
+        pageCall.handover().whenComplete((ok, e) -> call.handover().complete(null));
+      }
+      Outcome outcome = chain.proceed(pageCall);
+      if (page == 1) {
+        first = outcome;
+      }
+      Response answer = outcome instanceof Outcome.Delivered d ? d.answer() : null;
+      if (answer == null || answer.isError() || answer.result() == null) {
+        if (page == 1) {
+          if (answer != null) {
+            inbound.accept(Rewrites.withId(answer, request.id())); // the server's own error
+          }
+          return outcome; // no answer: the request fails as a whole
+        }
+        log.warn(
+            request.method() + ": page " + page + " failed (" + SessionLink.describe(outcome)
+                + "); returning " + (page - 1) + " pages with nextCursor to resume");
+        return deliver(outcome, request, pages, field, cursor);
+      }
+      if (page == 1 && nextCursor(answer) == null) {
+        inbound.accept(Rewrites.withId(answer, request.id())); // one page: the server's bytes
+        return outcome;
+      }
+      pages.add(new ListMerge.Page(answer.bytes(), answer.result()));
+      cursor = nextCursor(answer);
+      if (cursor == null) {
+        return deliver(first, request, pages, field, null);
+      }
+    }
+    log.warn(request.method() + ": stopped after " + MAX_PAGES + " pages; nextCursor lets the host continue");
+    return deliver(first, request, pages, field, cursor);
+  }
+
+  private Outcome deliver(
+      Outcome outcome, Request request, List<ListMerge.Page> pages, String field, String resume) {
+    byte[] result = ListMerge.merge(pages, field, resume);
+    String json =
+        "{\"jsonrpc\":\"2.0\",\"id\":" + request.id().json() + ",\"result\":"
+            + new String(result, StandardCharsets.UTF_8) + "}";
+    try {
+      JsonRpcMessage merged = JsonRpcCodec.parse(json.getBytes(StandardCharsets.UTF_8));
+      inbound.accept(merged);
+      return new Outcome.Delivered(200, outcome.headers(), (Response) merged, true);
+    } catch (MalformedMessageException e) {
+      throw new IllegalStateException("merged list is malformed", e);
+    }
+  }
+
+  /** The answer's {@code nextCursor} when it is a non-empty string, else null (the last page). */
+  static String nextCursor(Response answer) {
+    String cursor = Json.string(answer.bytes(), Json.field(answer.bytes(), answer.result(), "nextCursor"));
+    return cursor == null || cursor.isEmpty() ? null : cursor;
+  }
+}

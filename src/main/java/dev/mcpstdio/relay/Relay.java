@@ -1,0 +1,334 @@
+package dev.mcpstdio.relay;
+
+import dev.mcpstdio.jsonrpc.ErrorCodes;
+import dev.mcpstdio.jsonrpc.JsonRpcCodec;
+import dev.mcpstdio.jsonrpc.JsonRpcErrors;
+import dev.mcpstdio.jsonrpc.JsonRpcId;
+import dev.mcpstdio.jsonrpc.JsonRpcMessage;
+import dev.mcpstdio.jsonrpc.JsonRpcMessage.Batch;
+import dev.mcpstdio.jsonrpc.JsonRpcMessage.Invalid;
+import dev.mcpstdio.jsonrpc.JsonRpcMessage.Notification;
+import dev.mcpstdio.jsonrpc.JsonRpcMessage.Request;
+import dev.mcpstdio.jsonrpc.JsonRpcMessage.Response;
+import dev.mcpstdio.jsonrpc.MalformedMessageException;
+import dev.mcpstdio.jsonrpc.PartialMessage;
+import dev.mcpstdio.stdio.EmitGate;
+import dev.mcpstdio.stdio.Log;
+import dev.mcpstdio.stdio.StdoutWire;
+import dev.mcpstdio.wire.Bytes;
+import dev.mcpstdio.wire.LineReader;
+import dev.mcpstdio.wire.Utf8;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.http.HttpClient;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The relay: stdin lines in, upstream exchanges out, every answer back on stdout.
+ *
+ * <p>One reader thread takes lines from stdin in order. Each message becomes an exchange on its
+ * own virtual thread, so a slow {@code tools/call} never delays anything else. Order is still
+ * kept where it matters: the next message is taken only once the previous POST is on its way, and
+ * nothing follows {@code initialize} until its exchange has completed (the session id and version
+ * it yields must be on every later request).
+ *
+ * <p>Every request is answered exactly once (see {@link AnswerLedger}); when the chain ends
+ * without the server's answer, the relay writes an error that says what went wrong.
+ */
+public final class Relay {
+
+  private final RelayConfig config;
+  private final InputStream stdin;
+  private final StdoutWire wire;
+  private final Log log;
+  private final ScheduledExecutorService timer;
+  private final AnswerLedger ledger;
+  private final SessionState session = new SessionState();
+  private final EmitGate gate;
+  private final Upstream upstream;
+  private final ServerStream serverStream;
+  private final List<Interceptor> links;
+  private final ActiveExchanges exchanges = new ActiveExchanges();
+  private final AtomicBoolean stopping = new AtomicBoolean();
+  private final CountDownLatch stopped = new CountDownLatch(1);
+
+  public Relay(
+      RelayConfig config,
+      HttpClient client,
+      InputStream stdin,
+      StdoutWire wire,
+      Log log,
+      Sleeper sleeper) {
+    this.config = config;
+    this.stdin = stdin;
+    this.wire = wire;
+    this.log = log;
+    this.timer =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> Thread.ofPlatform().daemon().name("mcp-stdio-timer").unstarted(r));
+    this.ledger = new AnswerLedger(config.cancelFilter(), System::nanoTime);
+    this.gate = new EmitGate(wire, ledger, log);
+    Inbound inbound = this::fromUpstream;
+    this.upstream = new Upstream(client, config, log, timer, inbound);
+    this.serverStream =
+        new ServerStream(upstream, session, config.streamReadTimeout(), sleeper, log);
+    InitializeMemory memory = new InitializeMemory();
+    List<Interceptor> chain = new ArrayList<>();
+    if (config.normalizeArguments()) {
+      chain.add(new NormalizeArguments());
+    }
+    chain.add(new TrackCancels(ledger));
+    chain.add(new PaginateLists(inbound, log));
+    chain.add(new SessionLink(session, memory, log, serverStream::sessionChanged));
+    chain.add(new RetryLink(config.retry(), sleeper, log));
+    this.links = List.copyOf(chain);
+    wire.onBroken(() -> Thread.ofVirtual().start(() -> shutdown("stdout closed by the host")));
+  }
+
+  /**
+   * Relays until stdin ends or {@link #shutdown} is called, then finishes in-flight work within
+   * the grace period, ends the session and returns the exit code.
+   */
+  public int run() throws InterruptedException {
+    log.info("connecting to " + config.url());
+    Thread reader = Thread.ofPlatform().daemon().name("mcp-stdio-stdin").start(this::readLoop);
+    stopped.await();
+    reader.interrupt();
+    return 0;
+  }
+
+  private void readLoop() {
+    LineReader lines = new LineReader(stdin, config.maxMessageSize());
+    try {
+      while (!stopping.get()) {
+        LineReader.Line line = lines.next();
+        if (line == null) {
+          break;
+        }
+        handle(line);
+      }
+    } catch (IOException e) {
+      log.warn("reading stdin failed: " + e.getMessage());
+    } catch (InterruptedException e) {
+      return;
+    } catch (RuntimeException e) {
+      log.error("internal relay error reading stdin: " + e);
+    }
+    shutdown("stdin closed");
+  }
+
+  private void handle(LineReader.Line line) throws InterruptedException {
+    switch (line) {
+      case LineReader.Line.Oversized big -> {
+        JsonRpcId id = PartialMessage.requestId(big.head());
+        log.warn("stdin message of " + big.length() + " bytes exceeds --max-message-size (" + config.maxMessageSize() + "); not sent");
+        answerOwn(id, ErrorCodes.INVALID_REQUEST,
+            "message exceeds --max-message-size (" + config.maxMessageSize() + " bytes)", null);
+      }
+      case LineReader.Line.Text text -> {
+        byte[] bytes = Bytes.trim(text.bytes());
+        if (bytes.length == 0) {
+          return;
+        }
+        if (!Utf8.isValid(bytes)) {
+          answerOwn(null, ErrorCodes.PARSE_ERROR, "Parse error: message is not valid UTF-8", null);
+          return;
+        }
+        JsonRpcMessage message;
+        try {
+          message = JsonRpcCodec.parse(bytes);
+        } catch (MalformedMessageException e) {
+          answerOwn(null, ErrorCodes.PARSE_ERROR, "Parse error: " + e.getMessage(), null);
+          return;
+        }
+        dispatch(message);
+      }
+    }
+  }
+
+  private void dispatch(JsonRpcMessage message) throws InterruptedException {
+    switch (message) {
+      case Invalid invalid -> {
+        answerOwn(invalid.id(), ErrorCodes.INVALID_REQUEST, "Invalid Request: " + invalid.reason(), null);
+        return;
+      }
+      case Request request -> {
+        if (Rewrites.isRelayOwned(request.id())) {
+          answerOwn(request.id(), ErrorCodes.INVALID_REQUEST,
+              "Invalid Request: ids starting with \"" + Rewrites.RELAY_ID_PREFIX + "\" are reserved by the relay", null);
+          return;
+        }
+        switch (ledger.open(request.id(), config.readTimeout())) {
+          case DUPLICATE -> {
+            answerOwnUnconditionally(request.id(), ErrorCodes.INVALID_REQUEST,
+                "Invalid Request: id " + request.id() + " is already in use by a request in flight");
+            return;
+          }
+          case BUSY -> {
+            answerOwnUnconditionally(request.id(), ErrorCodes.UPSTREAM_ERROR,
+                "too many requests in flight (" + AnswerLedger.MAX_OPEN + "); try again");
+            return;
+          }
+          case OPENED -> {}
+        }
+      }
+      case Batch batch -> {
+        for (JsonRpcMessage member : batch.members()) {
+          if (member instanceof Request r) {
+            ledger.open(r.id(), config.readTimeout());
+          }
+        }
+      }
+      default -> {}
+    }
+    Call call = Call.of(message);
+    CompletableFuture<Void> done = launch(call);
+    if (message instanceof Request r && "initialize".equals(r.method())) {
+      done.join(); // nothing may overtake the handshake
+    } else {
+      awaitQuietly(call.handover(), config.connectTimeout().plusSeconds(1));
+    }
+  }
+
+  private static void awaitQuietly(CompletableFuture<Void> future, Duration timeout)
+      throws InterruptedException {
+    try {
+      future.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (TimeoutException | java.util.concurrent.ExecutionException ignored) {
+      // ordering is best effort once an attempt stalls
+    }
+  }
+
+  private CompletableFuture<Void> launch(Call call) {
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    Thread.ofVirtual()
+        .name("mcp-stdio-exchange")
+        .start(
+            () -> {
+              Thread self = Thread.currentThread();
+              exchanges.enter(self);
+              try {
+                settle(call, Interceptor.run(links, upstream::post, call));
+              } catch (InterruptedException e) {
+                settle(call, new Outcome.Failed("relay shutting down", true, false, false));
+              } catch (RuntimeException e) {
+                log.error("internal relay error: " + e);
+                settle(call, new Outcome.Failed("internal relay error", true, false, false));
+              } finally {
+                call.handover().complete(null);
+                exchanges.exit(self);
+                done.complete(null);
+              }
+            });
+    return done;
+  }
+
+  /** Gives every request of the call its one answer, if the chain produced none. */
+  private void settle(Call call, Outcome outcome) {
+    switch (call.message()) {
+      case Request r -> {
+        if (ledger.isOpen(r.id())) {
+          answerFailure(call, r.id(), outcome);
+        }
+      }
+      case Batch b -> {
+        for (JsonRpcMessage member : b.members()) {
+          if (member instanceof Request r && ledger.isOpen(r.id())) {
+            answerFailure(call, r.id(), outcome);
+          }
+        }
+      }
+      case Notification n -> {
+        if (isFailure(outcome)) {
+          log.warn(n.method() + " was not delivered: " + SessionLink.describe(outcome));
+        } else if ("notifications/initialized".equals(n.method())) {
+          serverStream.start();
+        }
+      }
+      case Response resp -> {
+        if (isFailure(outcome)) {
+          log.warn("the answer to server request " + resp.id() + " was not delivered: " + SessionLink.describe(outcome));
+        }
+      }
+      case Invalid ignored -> {}
+    }
+  }
+
+  private static boolean isFailure(Outcome outcome) {
+    return outcome instanceof Outcome.Failed || outcome instanceof Outcome.Refused;
+  }
+
+  private void answerFailure(Call call, JsonRpcId id, Outcome outcome) {
+    if (outcome instanceof Outcome.Refused r && r.error() != null && id.equals(r.error().id())) {
+      fromUpstream(r.error()); // the server's own error for this request says it best
+      if (!ledger.isOpen(id)) {
+        return;
+      }
+    }
+    UpstreamErrors.Error error = UpstreamErrors.describe(call, outcome);
+    answerOwn(id, ErrorCodes.UPSTREAM_ERROR, error.message(), error.data());
+  }
+
+  private void answerOwn(JsonRpcId id, int code, String message, String data) {
+    if (id == null || ledger.closeForOwnAnswer(id)) {
+      gate.own(JsonRpcErrors.error(id, code, message, data));
+    }
+  }
+
+  /** For requests that never entered the ledger (duplicates, overload). */
+  private void answerOwnUnconditionally(JsonRpcId id, int code, String message) {
+    gate.own(JsonRpcErrors.error(id, code, message));
+  }
+
+  private void fromUpstream(JsonRpcMessage message) {
+    if (message instanceof Response r && Rewrites.isRelayOwned(r.id())) {
+      log.debug("dropped a stray answer to the relay's own request " + r.id());
+      return;
+    }
+    gate.relay(message);
+  }
+
+  /**
+   * Stops taking input, lets in-flight exchanges finish for the grace period, answers the rest
+   * with an error, ends the upstream session and releases {@link #run()}. Idempotent.
+   */
+  public void shutdown(String reason) {
+    if (!stopping.compareAndSet(false, true)) {
+      return;
+    }
+    log.info(reason + ", shutting down");
+    try {
+      if (!exchanges.awaitIdle(config.shutdownGrace())) {
+        log.info("abandoning " + exchanges.count() + " exchange(s) still in flight");
+        exchanges.interruptAll();
+        upstream.abortAll("relay shutting down");
+        exchanges.awaitIdle(Duration.ofSeconds(2));
+      }
+      serverStream.stop();
+      endSession();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } finally {
+      timer.shutdownNow();
+      stopped.countDown();
+    }
+  }
+
+  private void endSession() throws InterruptedException {
+    SessionState.Snapshot s = session.current();
+    if (s.sessionId() == null) {
+      return;
+    }
+    int status = upstream.delete(SessionLink.sessionHeaders(s), Duration.ofSeconds(2));
+    log.debug("session ended (DELETE → " + (status < 0 ? "no answer" : "HTTP " + status) + ")");
+  }
+}

@@ -1,0 +1,208 @@
+package dev.mcpstdio.relay;
+
+import dev.mcpstdio.wire.SseDecoder;
+import dev.mcpstdio.wire.SseEvent;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Flow;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+
+/**
+ * Reads one response body as it arrives (push style, so a stalled or oversized body can be
+ * abandoned at once by cancelling the subscription, which closes the connection).
+ *
+ * <p>Three shapes: a JSON body is collected up to the size bound and handed over whole; an event
+ * stream is decoded incrementally and each {@code message} event's data is handed to the consumer
+ * as it completes; any other body is drained up to a small bound and dropped (so the connection can
+ * be reused) or abandoned past it.
+ */
+final class ResponseReader implements HttpResponse.BodySubscriber<ResponseReader.Result> {
+
+  /** How the body is read. */
+  enum Format {
+    JSON,
+    EVENT_STREAM,
+    DRAIN
+  }
+
+  /** Bytes of an error body kept, for a JSON-RPC error inside it. */
+  static final int DRAIN_LIMIT = 64 * 1024;
+
+  /**
+   * The end of one body.
+   *
+   * @param json the collected body in JSON or DRAIN format (DRAIN: null past its bound)
+   * @param failure why reading stopped early, or null when the body ended normally
+   * @param retryable false when reading again cannot help (size bound exceeded, bad encoding)
+   * @param lastEventId the event stream's last id, for resuming it
+   * @param retryMillis the event stream's requested reconnection delay, or -1
+   */
+  record Result(byte[] json, String failure, boolean retryable, String lastEventId, long retryMillis) {}
+
+  private final Format format;
+  private final long maxBytes;
+  private final CompletableFuture<Result> result = new CompletableFuture<>();
+  private final AtomicBoolean finished = new AtomicBoolean();
+  private final IdleWatchdog watchdog;
+  private final ContentDecoder decoder;
+  private final ByteArrayOutputStream collected;
+  private final SseDecoder events;
+  private volatile Flow.Subscription subscription;
+  private long received;
+  private boolean overflowed;
+
+  /**
+   * @param encoding the response's Content-Encoding, already checked to be supported
+   * @param maxBytes bound on a JSON body or one event (decoded); 0 means none
+   * @param onMessage receives each event-stream {@code message} event's data
+   */
+  ResponseReader(
+      Format format,
+      String encoding,
+      long maxBytes,
+      Duration idleTimeout,
+      ScheduledExecutorService timer,
+      Consumer<byte[]> onMessage) {
+    this.format = format;
+    this.maxBytes = maxBytes <= 0 ? Long.MAX_VALUE : maxBytes;
+    this.watchdog =
+        new IdleWatchdog(
+            timer,
+            idleTimeout,
+            () -> fail("no data from upstream for " + idleTimeout.toSeconds() + " s (--timeout-read)", true));
+    this.collected = format == Format.EVENT_STREAM ? null : new ByteArrayOutputStream();
+    this.events =
+        format == Format.EVENT_STREAM
+            ? new SseDecoder(
+                maxBytes,
+                (SseEvent e) -> {
+                  if (e.isMessage()) {
+                    onMessage.accept(e.data());
+                  }
+                })
+            : null;
+    ContentDecoder.Sink sink = format == Format.EVENT_STREAM ? this::feedEvents : this::collect;
+    this.decoder =
+        ContentDecoder.forEncoding(encoding, format == Format.DRAIN ? 0 : maxBytes, sink);
+  }
+
+  private void feedEvents(byte[] bytes, int offset, int length) throws IOException {
+    events.feed(bytes, offset, length);
+  }
+
+  private void collect(byte[] bytes, int offset, int length) throws IOException {
+    received += length;
+    if (format == Format.DRAIN) {
+      if (received > DRAIN_LIMIT) {
+        overflowed = true;
+        throw new ContentDecoder.TooLargeException("error body too large to keep");
+      }
+    } else if (received > maxBytes) {
+      throw new ContentDecoder.TooLargeException(
+          "response exceeds --max-message-size (" + maxBytes + " bytes); aborting");
+    }
+    collected.write(bytes, offset, length);
+  }
+
+  @Override
+  public CompletionStage<Result> getBody() {
+    return result;
+  }
+
+  @Override
+  public void onSubscribe(Flow.Subscription s) {
+    subscription = s;
+    watchdog.start();
+    s.request(1);
+  }
+
+  @Override
+  public void onNext(List<ByteBuffer> items) {
+    if (finished.get()) {
+      return;
+    }
+    watchdog.touch();
+    try {
+      for (ByteBuffer item : items) {
+        decoder.feed(item);
+      }
+    } catch (ContentDecoder.TooLargeException e) {
+      if (format == Format.DRAIN) {
+        finish(new Result(null, null, true, null, -1));
+        subscription.cancel();
+        return;
+      }
+      fail(e.getMessage(), false);
+      return;
+    } catch (SseDecoder.SseException e) {
+      fail(e.getMessage(), false);
+      return;
+    } catch (IOException | RuntimeException e) {
+      fail(e.getMessage() == null ? e.toString() : e.getMessage(), false);
+      return;
+    }
+    subscription.request(1);
+  }
+
+  @Override
+  public void onError(Throwable t) {
+    watchdog.stop();
+    String reason = t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();
+    finish(new Result(bytes(), "upstream stream interrupted: " + reason, true, lastEventId(), retry()));
+  }
+
+  @Override
+  public void onComplete() {
+    watchdog.stop();
+    try {
+      decoder.finish();
+      if (events != null) {
+        events.finish();
+      }
+    } catch (IOException | RuntimeException e) {
+      finish(new Result(bytes(), e.getMessage(), false, lastEventId(), retry()));
+      return;
+    }
+    finish(new Result(overflowed ? null : bytes(), null, true, lastEventId(), retry()));
+  }
+
+  /** Abandons the body; the connection is closed. */
+  void fail(String reason, boolean retryable) {
+    watchdog.stop();
+    if (finish(new Result(bytes(), reason, retryable, lastEventId(), retry()))) {
+      Flow.Subscription s = subscription;
+      if (s != null) {
+        s.cancel();
+      }
+    }
+  }
+
+  private boolean finish(Result r) {
+    if (finished.compareAndSet(false, true)) {
+      watchdog.stop();
+      result.complete(r);
+      return true;
+    }
+    return false;
+  }
+
+  private byte[] bytes() {
+    return collected == null ? null : collected.toByteArray();
+  }
+
+  private String lastEventId() {
+    return events == null ? null : events.lastEventId();
+  }
+
+  private long retry() {
+    return events == null ? -1 : events.retryMillis();
+  }
+}

@@ -1,0 +1,77 @@
+package dev.mcpstdio.relay;
+
+import dev.mcpstdio.jsonrpc.Json;
+import dev.mcpstdio.jsonrpc.JsonRpcCodec;
+import dev.mcpstdio.jsonrpc.JsonRpcId;
+import dev.mcpstdio.jsonrpc.JsonRpcMessage;
+import dev.mcpstdio.jsonrpc.JsonRpcMessage.Request;
+import dev.mcpstdio.jsonrpc.JsonRpcMessage.Response;
+import dev.mcpstdio.jsonrpc.JsonSpan;
+import dev.mcpstdio.jsonrpc.MalformedMessageException;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Surgical edits of a message: one value swapped or one member added, every other byte kept.
+ *
+ * <p>Each edit re-classifies the result, so callers always hold a consistent message and spans.
+ */
+final class Rewrites {
+
+  /** Relay-owned request ids start with this; their answers never reach the host. */
+  static final String RELAY_ID_PREFIX = "mcp-stdio/";
+
+  private Rewrites() {}
+
+  static boolean isRelayOwned(JsonRpcId id) {
+    return id != null && id.isString() && id.value().startsWith(RELAY_ID_PREFIX);
+  }
+
+  static Request withId(Request request, JsonRpcId id) {
+    return (Request) parse(request.idSpan().replace(request.bytes(), id.jsonBytes()));
+  }
+
+  static Response withId(Response response, JsonRpcId id) {
+    JsonSpan idSpan = Json.field(response.bytes(), new JsonSpan(0, response.bytes().length), "id");
+    return (Response) parse(idSpan.replace(response.bytes(), id.jsonBytes()));
+  }
+
+  /**
+   * Sets member {@code name} of the request's {@code params} to {@code valueJson}: replaced when
+   * present, appended when not, and {@code params} created when absent.
+   */
+  static Request withParam(Request request, String name, String valueJson) {
+    byte[] bytes = request.bytes();
+    JsonSpan params = request.params();
+    String member = Json.quote(name) + ":" + valueJson;
+    byte[] edited;
+    if (params == null) {
+      edited = insertBeforeClose(bytes, new JsonSpan(0, bytes.length), ",\"params\":{" + member + "}");
+    } else {
+      JsonSpan existing = Json.field(bytes, params, name);
+      if (existing != null) {
+        edited = existing.replace(bytes, valueJson.getBytes(StandardCharsets.UTF_8));
+      } else {
+        boolean empty = Json.fields(bytes, params).isEmpty();
+        edited = insertBeforeClose(bytes, params, (empty ? "" : ",") + member);
+      }
+    }
+    return (Request) parse(edited);
+  }
+
+  /** Inserts text just before the closing brace of the object in {@code span}. */
+  private static byte[] insertBeforeClose(byte[] bytes, JsonSpan object, String text) {
+    int close = object.end() - 1;
+    while (bytes[close] != '}') {
+      close--; // trailing whitespace after a top-level object
+    }
+    return new JsonSpan(close, close).replace(bytes, text.getBytes(StandardCharsets.UTF_8));
+  }
+
+  private static JsonRpcMessage parse(byte[] bytes) {
+    try {
+      return JsonRpcCodec.parse(bytes);
+    } catch (MalformedMessageException e) {
+      throw new IllegalStateException("an edit produced malformed JSON", e);
+    }
+  }
+}

@@ -1,0 +1,125 @@
+package dev.mcpstdio.relay;
+
+import dev.mcpstdio.stdio.Log;
+import java.time.Duration;
+import java.util.Map;
+
+/**
+ * The GET stream on which the server sends what is not tied to a request: notifications such as
+ * {@code list_changed}, and its own requests (sampling, elicitation, roots). Opened once the
+ * session is initialized; a server that offers none answers 405 (or 400), and the relay then does
+ * without, quietly.
+ *
+ * <p>The stream is reopened whenever it ends: after the server's {@code retry:} delay or a backoff
+ * (1 s doubling to 30 s while attempts fail), resuming with {@code Last-Event-ID} when the server
+ * numbered its events. A 404 means the session is gone: the stream waits for the session to be
+ * re-established (by the next request's recovery) and starts afresh on the new one.
+ */
+final class ServerStream {
+
+  static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
+
+  private final Upstream upstream;
+  private final SessionState session;
+  private final Duration idleTimeout;
+  private final Log log;
+  private final Sleeper sleeper;
+  private volatile boolean stopped;
+  private volatile Thread thread;
+
+  ServerStream(Upstream upstream, SessionState session, Duration idleTimeout, Sleeper sleeper, Log log) {
+    this.upstream = upstream;
+    this.session = session;
+    this.idleTimeout = idleTimeout;
+    this.sleeper = sleeper;
+    this.log = log;
+  }
+
+  /** Starts the stream once; later calls do nothing. */
+  synchronized void start() {
+    if (thread == null && !stopped) {
+      thread = Thread.ofVirtual().name("mcp-stdio-get-stream").start(this::run);
+    }
+  }
+
+  void stop() {
+    stopped = true;
+    Thread t = thread;
+    if (t != null) {
+      t.interrupt();
+    }
+  }
+
+  /** The session changed: drop the current stream so the next one uses the new session. */
+  void sessionChanged() {
+    Thread t = thread;
+    if (t != null) {
+      t.interrupt();
+    }
+  }
+
+  private void run() {
+    Duration backoff = Duration.ofSeconds(1);
+    String lastEventId = null;
+    long generation = -1;
+    while (!stopped) {
+      SessionState.Snapshot s = session.current();
+      if (s.generation() != generation) {
+        lastEventId = null; // event ids belong to the old session's stream
+        generation = s.generation();
+      }
+      Map<String, String> headers = SessionLink.sessionHeaders(s);
+      Upstream.StreamResult result;
+      try {
+        result = upstream.openStream(headers, lastEventId, idleTimeout, null);
+      } catch (InterruptedException e) {
+        if (stopped) {
+          return;
+        }
+        continue; // the session changed: reopen on the new one
+      }
+      int status = result.status();
+      if (status == 405 || status == 400) {
+        log.debug("server offers no GET stream (HTTP " + status + "); continuing without it");
+        return;
+      }
+      if (status == 404 && s.sessionId() != null) {
+        try {
+          session.awaitChange(s.generation(), Duration.ofMinutes(5).toMillis());
+        } catch (InterruptedException e) {
+          if (stopped) {
+            return;
+          }
+        }
+        continue;
+      }
+      long retry = -1;
+      if (status == 200 && result.body() != null) {
+        if (result.body().lastEventId() != null) {
+          lastEventId = result.body().lastEventId();
+        }
+        retry = result.body().retryMillis();
+        if (result.body().failure() != null) {
+          log.debug("GET stream ended: " + result.body().failure());
+        }
+        backoff = Duration.ofSeconds(1);
+      } else if (status == 200) {
+        log.debug("server answered GET without an event stream; continuing without it");
+        return;
+      } else {
+        log.debug("GET stream unavailable (" + (status < 0 ? result.failure() : "HTTP " + status) + ")");
+      }
+      Duration wait = retry >= 0 ? Duration.ofMillis(retry) : backoff;
+      if (retry < 0 && status != 200) {
+        backoff = backoff.multipliedBy(2).compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : backoff.multipliedBy(2);
+      }
+      try {
+        sleeper.sleep(wait);
+      } catch (InterruptedException e) {
+        if (stopped) {
+          return;
+        }
+      }
+    }
+  }
+}

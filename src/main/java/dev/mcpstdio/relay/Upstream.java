@@ -1,0 +1,403 @@
+package dev.mcpstdio.relay;
+
+import dev.mcpstdio.Version;
+import dev.mcpstdio.jsonrpc.JsonRpcCodec;
+import dev.mcpstdio.jsonrpc.JsonRpcId;
+import dev.mcpstdio.jsonrpc.JsonRpcMessage;
+import dev.mcpstdio.jsonrpc.JsonRpcMessage.Response;
+import dev.mcpstdio.jsonrpc.MalformedMessageException;
+import dev.mcpstdio.stdio.Log;
+import dev.mcpstdio.wire.Bytes;
+import dev.mcpstdio.wire.Utf8;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpConnectTimeoutException;
+import java.net.http.HttpHeaders;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+
+/**
+ * The Streamable HTTP transport: one POST per message, JSON or event-stream replies, the GET
+ * stream, resumption with {@code Last-Event-ID}, and DELETE.
+ *
+ * <p>This is the bottom of the interceptor chain. It performs exactly one attempt per call (plus
+ * the GETs that resume that attempt's event stream) and reports what happened as an {@link
+ * Outcome}; retrying, session recovery and error synthesis belong to the links above it.
+ */
+final class Upstream {
+
+  /** Consecutive resumptions that deliver nothing before the relay gives up on a stream. */
+  static final int MAX_RESUME_ATTEMPTS = 5;
+
+  /** Delay before resuming when the server did not ask for one with {@code retry:}. */
+  static final Duration DEFAULT_RESUME_DELAY = Duration.ofMillis(500);
+
+  /** Built-in POST headers; a user's {@code -H} pin of the same name replaces them. */
+  private static final Map<String, String> POST_DEFAULTS =
+      Map.of("Content-Type", "application/json", "Accept", "application/json, text/event-stream");
+  private static final HttpHeaders NO_HEADERS = HttpHeaders.of(Map.of(), (a, b) -> true);
+
+  private final HttpClient client;
+  private final URI url;
+  private final RelayConfig config;
+  private final Log log;
+  private final ScheduledExecutorService timer;
+  private final Inbound inbound;
+  private final Map<String, String[]> baseHeaders; // lower-case name -> {name, value}
+  private final Set<ResponseReader> active = ConcurrentHashMap.newKeySet();
+  private final HttpClient.Version version;
+
+  Upstream(
+      HttpClient client,
+      RelayConfig config,
+      Log log,
+      ScheduledExecutorService timer,
+      Inbound inbound) {
+    this.client = client;
+    this.url = config.url();
+    this.config = config;
+    this.log = log;
+    this.timer = timer;
+    this.inbound = inbound;
+    this.version =
+        "https".equalsIgnoreCase(url.getScheme())
+            ? HttpClient.Version.HTTP_2
+            : HttpClient.Version.HTTP_1_1;
+    Map<String, String[]> base = new LinkedHashMap<>();
+    put(base, "User-Agent", "mcp-stdio/" + Version.get());
+    put(base, "Accept-Encoding", "identity"); // bodies are size-bounded; a -H pin may opt in
+    for (Header h : config.headers()) {
+      put(base, h.name(), h.value());
+    }
+    this.baseHeaders = base;
+  }
+
+  private static void put(Map<String, String[]> headers, String name, String value) {
+    headers.put(name.toLowerCase(Locale.ROOT), new String[] {name, value});
+  }
+
+  URI url() {
+    return url;
+  }
+
+  /** Sends one attempt of {@code call} and reads its reply to the end. */
+  Outcome post(Call call) throws InterruptedException {
+    CompletableFuture<Void> sent = new CompletableFuture<>();
+    sent.whenComplete((ok, error) -> call.handover().complete(null));
+    HttpRequest.Builder request =
+        request(POST_DEFAULTS, call.headers()).POST(new HandoverPublisher(call.body(), sent));
+    Delivery delivery = new Delivery(call);
+    HttpResponse<ResponseReader.Result> response;
+    try {
+      response = send(request.build(), delivery);
+    } catch (IOException e) {
+      boolean wasSent = sent.isDone() && !(e instanceof ConnectException) && !(e instanceof HttpConnectTimeoutException);
+      sent.complete(null);
+      return new Outcome.Failed(describe(e), wasSent, false, true);
+    } finally {
+      sent.complete(null);
+    }
+    return finish(call, response, delivery);
+  }
+
+  private Outcome finish(Call call, HttpResponse<ResponseReader.Result> response, Delivery delivery)
+      throws InterruptedException {
+    int status = response.statusCode();
+    HttpHeaders headers = response.headers();
+    ResponseReader.Result body = response.body();
+    if (status < 200 || status >= 300) {
+      return new Outcome.Refused(status, headers, errorBody(body));
+    }
+    if (status == 202 || status == 204) {
+      return new Outcome.Accepted(status, headers);
+    }
+    if (delivery.eventStream) {
+      return resumeIfNeeded(call, status, headers, body, delivery);
+    }
+    if (body.failure() != null) {
+      return new Outcome.Failed(body.failure(), true, false, body.retryable());
+    }
+    byte[] json = Bytes.trim(body.json());
+    if (json.length == 0) {
+      return new Outcome.Delivered(status, headers, null, false);
+    }
+    if (!delivery.deliver(json)) {
+      return new Outcome.Failed("upstream sent a response body that is not JSON-RPC", true, false, false);
+    }
+    return new Outcome.Delivered(status, headers, delivery.answer.get(), delivery.emitted.get());
+  }
+
+  /**
+   * After an event stream ends without the call's answer: resume it with {@code Last-Event-ID}
+   * when the server gave event ids (its stream survives the connection), else report what was
+   * seen.
+   */
+  private Outcome resumeIfNeeded(
+      Call call, int status, HttpHeaders headers, ResponseReader.Result body, Delivery delivery)
+      throws InterruptedException {
+    ResponseReader.Result last = body;
+    int fruitless = 0;
+    while (delivery.answer.get() == null
+        && call.isRequest()
+        && last.lastEventId() != null
+        && last.retryable()
+        && fruitless < MAX_RESUME_ATTEMPTS) {
+      long delay = last.retryMillis() >= 0 ? last.retryMillis() : DEFAULT_RESUME_DELAY.toMillis();
+      log.info(
+          "response stream for id "
+              + call.requestId()
+              + (last.failure() == null ? " closed" : " interrupted")
+              + " before the answer; resuming from event "
+              + last.lastEventId()
+              + " in "
+              + delay
+              + " ms");
+      Thread.sleep(Math.min(delay, config.readTimeout().toMillis()));
+      int before = delivery.count.get();
+      StreamResult resumed = openStream(call.headers(), last.lastEventId(), config.readTimeout(), delivery);
+      if (resumed.status() != 200 || resumed.body() == null) {
+        String why = resumed.failure() != null ? resumed.failure() : "HTTP " + resumed.status();
+        return new Outcome.Failed(
+            "upstream stream interrupted and could not be resumed (" + why + ")",
+            true, delivery.emitted.get(), false);
+      }
+      fruitless = delivery.count.get() > before ? 0 : fruitless + 1;
+      last = resumed.body().lastEventId() == null
+          ? new ResponseReader.Result(null, resumed.body().failure(), resumed.body().retryable(),
+              last.lastEventId(), resumed.body().retryMillis())
+          : resumed.body();
+    }
+    if (delivery.answer.get() == null && last.failure() != null) {
+      return new Outcome.Failed(last.failure(), true, delivery.emitted.get(), last.retryable());
+    }
+    return new Outcome.Delivered(status, headers, delivery.answer.get(), delivery.emitted.get());
+  }
+
+  /** What a GET event stream came to. */
+  record StreamResult(int status, HttpHeaders headers, ResponseReader.Result body, String failure) {}
+
+  /**
+   * Opens a GET event stream and reads it until it ends; messages go to {@code delivery} (or the
+   * inbound router when null).
+   */
+  StreamResult openStream(
+      Map<String, String> callHeaders, String lastEventId, Duration idleTimeout, Delivery delivery)
+      throws InterruptedException {
+    Map<String, String> headers = new LinkedHashMap<>(callHeaders);
+    headers.put("accept", "text/event-stream"); // required on GET, whatever was pinned
+    HttpRequest.Builder request = request(Map.of(), headers).GET();
+    if (lastEventId != null) {
+      request.header("Last-Event-ID", lastEventId);
+    }
+    Delivery target = delivery != null ? delivery : new Delivery(null);
+    try {
+      HttpResponse<ResponseReader.Result> response =
+          send(request.build(), target, idleTimeout, true);
+      return new StreamResult(response.statusCode(), response.headers(), response.body(), null);
+    } catch (IOException e) {
+      return new StreamResult(-1, NO_HEADERS, null, describe(e));
+    }
+  }
+
+  /** Ends the session at the server; returns the status, or -1 when it could not be sent. */
+  int delete(Map<String, String> callHeaders, Duration timeout) throws InterruptedException {
+    HttpRequest request = request(Map.of(), callHeaders).timeout(timeout).DELETE().build();
+    try {
+      return client.send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
+    } catch (IOException e) {
+      return -1;
+    }
+  }
+
+  /** Abandons every body being read (shutdown). */
+  void abortAll(String reason) {
+    for (ResponseReader reader : active) {
+      reader.fail(reason, false);
+    }
+  }
+
+  /** Headers in rising precedence: built-ins, the user's pins, then the call's own. */
+  private HttpRequest.Builder request(Map<String, String> builtIns, Map<String, String> callHeaders) {
+    HttpRequest.Builder builder =
+        HttpRequest.newBuilder(url).version(version).timeout(config.readTimeout());
+    Map<String, String[]> merged = new LinkedHashMap<>();
+    builtIns.forEach((name, value) -> put(merged, name, value));
+    merged.putAll(baseHeaders);
+    callHeaders.forEach((name, value) -> merged.put(name, new String[] {name, value}));
+    for (String[] header : merged.values()) {
+      builder.setHeader(header[0], header[1]);
+    }
+    return builder;
+  }
+
+  private HttpResponse<ResponseReader.Result> send(HttpRequest request, Delivery delivery)
+      throws IOException, InterruptedException {
+    return send(request, delivery, config.readTimeout(), false);
+  }
+
+  private HttpResponse<ResponseReader.Result> send(
+      HttpRequest request, Delivery delivery, Duration idleTimeout, boolean streamOnly)
+      throws IOException, InterruptedException {
+    AtomicReference<ResponseReader> reader = new AtomicReference<>();
+    HttpResponse.BodyHandler<ResponseReader.Result> handler =
+        info -> {
+          ResponseReader r = reader(info, delivery, idleTimeout, streamOnly);
+          reader.set(r);
+          active.add(r);
+          return r;
+        };
+    CompletableFuture<HttpResponse<ResponseReader.Result>> future =
+        client.sendAsync(request, handler);
+    try {
+      return future.get();
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof IOException io) {
+        throw io;
+      }
+      throw new IOException(cause == null ? "request failed" : cause.toString(), cause);
+    } catch (InterruptedException e) {
+      future.cancel(true);
+      ResponseReader r = reader.get();
+      if (r != null) {
+        r.fail("interrupted", false);
+      }
+      throw e;
+    } finally {
+      ResponseReader r = reader.get();
+      if (r != null) {
+        active.remove(r);
+      }
+    }
+  }
+
+  private ResponseReader reader(
+      HttpResponse.ResponseInfo info, Delivery delivery, Duration idleTimeout, boolean streamOnly) {
+    int status = info.statusCode();
+    HttpHeaders headers = info.headers();
+    String encoding = headers.firstValue("content-encoding").orElse("");
+    String type = headers.firstValue("content-type").orElse("").toLowerCase(Locale.ROOT);
+    boolean success = status >= 200 && status < 300 && status != 202 && status != 204;
+    ResponseReader.Format format;
+    if (!success) {
+      format = ResponseReader.Format.DRAIN;
+    } else if (type.startsWith("text/event-stream")) {
+      format = ResponseReader.Format.EVENT_STREAM;
+    } else if (streamOnly) {
+      format = ResponseReader.Format.DRAIN;
+    } else {
+      format = ResponseReader.Format.JSON;
+    }
+    delivery.eventStream = format == ResponseReader.Format.EVENT_STREAM;
+    ResponseReader reader =
+        new ResponseReader(
+            format,
+            ContentDecoder.supports(encoding) ? encoding : "",
+            config.maxMessageSize(),
+            idleTimeout,
+            timer,
+            delivery::deliver);
+    if (!ContentDecoder.supports(encoding)) {
+      reader.fail("upstream used unsupported Content-Encoding '" + encoding + "'", false);
+    } else if (format == ResponseReader.Format.JSON && config.maxMessageSize() > 0) {
+      long length = headers.firstValueAsLong("content-length").orElse(-1);
+      if (length > config.maxMessageSize()) {
+        reader.fail(
+            "response exceeds --max-message-size (" + config.maxMessageSize() + " bytes); aborting",
+            false);
+      }
+    }
+    return reader;
+  }
+
+  private static Response errorBody(ResponseReader.Result body) {
+    if (body == null || body.json() == null) {
+      return null;
+    }
+    byte[] json = Bytes.trim(body.json());
+    if (json.length == 0 || !Utf8.isValid(json)) {
+      return null;
+    }
+    try {
+      return JsonRpcCodec.parse(json) instanceof Response r && r.isError() ? r : null;
+    } catch (MalformedMessageException e) {
+      return null;
+    }
+  }
+
+  static String describe(IOException e) {
+    if (e instanceof HttpConnectTimeoutException) {
+      return "connect timed out";
+    }
+    if (e instanceof HttpTimeoutException) {
+      return "no response within --timeout-read";
+    }
+    if (e instanceof ConnectException) {
+      return "connection refused" + (e.getMessage() == null || e.getMessage().isBlank() ? "" : " (" + e.getMessage() + ")");
+    }
+    String message = e.getMessage();
+    if (message == null || message.isBlank()) {
+      Throwable cause = e.getCause();
+      message = cause != null && cause.getMessage() != null ? cause.getMessage() : e.getClass().getSimpleName();
+    }
+    return message;
+  }
+
+  /**
+   * Routes the messages of one exchange: the call's own answer is noted (and kept back when the
+   * call is the relay's own), everything else goes to the inbound router.
+   */
+  final class Delivery {
+    private final JsonRpcId callId;
+    private final boolean internal;
+    final AtomicReference<Response> answer = new AtomicReference<>();
+    final AtomicBoolean emitted = new AtomicBoolean();
+    final java.util.concurrent.atomic.AtomicInteger count = new java.util.concurrent.atomic.AtomicInteger();
+    volatile boolean eventStream;
+
+    Delivery(Call call) {
+      this.callId = call == null ? null : call.requestId();
+      this.internal = call != null && call.internal();
+    }
+
+    /** Routes one message; returns false when it was not a usable JSON-RPC message. */
+    boolean deliver(byte[] data) {
+      if (!Utf8.isValid(data)) {
+        log.warn("dropped a message from upstream that is not valid UTF-8");
+        return false;
+      }
+      JsonRpcMessage message;
+      try {
+        message = JsonRpcCodec.parse(data);
+      } catch (MalformedMessageException e) {
+        log.warn("dropped a malformed message from upstream: " + e.getMessage());
+        return false;
+      }
+      count.incrementAndGet();
+      if (callId != null && message instanceof Response r && callId.equals(r.id())) {
+        answer.compareAndSet(null, r);
+        if (internal) {
+          return true;
+        }
+      }
+      emitted.set(true);
+      inbound.accept(message);
+      return true;
+    }
+  }
+}

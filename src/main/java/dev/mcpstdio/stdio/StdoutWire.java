@@ -1,0 +1,89 @@
+package dev.mcpstdio.stdio;
+
+import dev.mcpstdio.wire.Ndjson;
+import java.io.BufferedOutputStream;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The single writer of the JSON-RPC wire.
+ *
+ * <p>Each message leaves as one complete LF-terminated line, written and flushed under one lock,
+ * so concurrent writers never interleave bytes. When claimed for the real process, the wire takes
+ * file descriptor 1 for itself and points {@code System.out} at stderr: a stray {@code println}
+ * anywhere in the process (ours or a library's) then cannot corrupt the wire.
+ *
+ * <p>A failed write (the host closed its end) marks the wire broken; later writes are refused and
+ * the owner is told once, so it can shut down.
+ */
+public final class StdoutWire {
+
+  private final OutputStream out;
+  private final ReentrantLock lock = new ReentrantLock();
+  private volatile boolean broken;
+  private volatile Runnable onBroken = () -> {};
+
+  public StdoutWire(OutputStream out) {
+    this.out = out;
+  }
+
+  /** Takes the process's stdout for the wire and redirects {@code System.out} to stderr. */
+  public static StdoutWire claimProcessStdout() {
+    OutputStream fd1 = new FileOutputStream(FileDescriptor.out);
+    System.setOut(System.err);
+    return new StdoutWire(new BufferedOutputStream(fd1, 1 << 16));
+  }
+
+  public void onBroken(Runnable callback) {
+    this.onBroken = callback;
+  }
+
+  public boolean isBroken() {
+    return broken;
+  }
+
+  /**
+   * Writes one message as one line.
+   *
+   * @param json one well-formed JSON value, without a line terminator
+   * @return false when the wire is broken and the message was not written
+   */
+  public boolean write(byte[] json) {
+    byte[] line = Ndjson.frame(json);
+    boolean failed = false;
+    lock.lock();
+    try {
+      if (broken) {
+        return false;
+      }
+      out.write(line);
+      out.flush();
+      return true;
+    } catch (IOException e) {
+      broken = true;
+      failed = true;
+      return false;
+    } finally {
+      lock.unlock();
+      if (failed) {
+        onBroken.run();
+      }
+    }
+  }
+
+  /** Flushes and closes the underlying stream; later writes are refused. */
+  public void close() {
+    lock.lock();
+    try {
+      broken = true;
+      out.close();
+    } catch (IOException ignored) {
+      // nothing left to tell the host
+    } finally {
+      lock.unlock();
+    }
+  }
+}

@@ -1,0 +1,29 @@
+package dev.mcpstdio.wire;
+
+import java.util.Arrays;
+
+/** Small byte-array helpers for framing. */
+public final class Bytes {
+
+  private Bytes() {}
+
+  /** The bytes without leading and trailing ASCII whitespace (a copy only when needed). */
+  public static byte[] trim(byte[] bytes) {
+    if (bytes == null) {
+      return new byte[0];
+    }
+    int start = 0;
+    int end = bytes.length;
+    while (start < end && isSpace(bytes[start])) {
+      start++;
+    }
+    while (end > start && isSpace(bytes[end - 1])) {
+      end--;
+    }
+    return start == 0 && end == bytes.length ? bytes : Arrays.copyOfRange(bytes, start, end);
+  }
+
+  private static boolean isSpace(byte b) {
+    return b == ' ' || b == '\t' || b == '\r' || b == '\n';
+  }
+}

@@ -1,0 +1,130 @@
+package dev.mcpstdio.wire;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.Arrays;
+
+/**
+ * Reads newline-delimited lines of bytes with a bounded length.
+ *
+ * <p>A line ends at LF; one CR before the LF is dropped, so CRLF input works. A final line without
+ * a terminator is still returned. A line longer than the bound is not buffered: the reader keeps
+ * its first {@link #HEAD_BYTES} bytes (enough to find the id of the message that was too large),
+ * skips the rest up to the next LF and reports it as {@link Line.Oversized}, so one bad line never
+ * costs more memory than the bound and never loses the lines after it.
+ */
+public final class LineReader {
+
+  /** How much of an oversized line is kept for diagnosis. */
+  public static final int HEAD_BYTES = 64 * 1024;
+
+  /** One line read from the stream. */
+  public sealed interface Line {
+    /** A line within the bound, without its terminator. */
+    record Text(byte[] bytes) implements Line {}
+
+    /** A line over the bound: its first bytes and its full length. */
+    record Oversized(byte[] head, long length) implements Line {}
+  }
+
+  private final InputStream in;
+  private final long maxLineBytes;
+  private final byte[] buffer = new byte[64 * 1024];
+  private int position;
+  private int limit;
+  private boolean eof;
+
+  private byte[] line = new byte[1024];
+  private int lineLength;
+  private long skipped; // bytes dropped from the current line once it passed the bound
+  private boolean oversized;
+
+  /**
+   * @param maxLineBytes the longest line returned as {@link Line.Text}; 0 means no bound
+   */
+  public LineReader(InputStream in, long maxLineBytes) {
+    this.in = in;
+    this.maxLineBytes = maxLineBytes <= 0 ? Long.MAX_VALUE : maxLineBytes;
+  }
+
+  /** The next line, or null at end of stream. */
+  public Line next() throws IOException {
+    lineLength = 0;
+    skipped = 0;
+    oversized = false;
+    boolean sawAny = false;
+    while (true) {
+      if (position == limit) {
+        if (eof || !fill()) {
+          return sawAny ? finish() : null;
+        }
+      }
+      sawAny = true;
+      int lf = indexOf(buffer, (byte) '\n', position, limit);
+      int end = lf < 0 ? limit : lf;
+      append(buffer, position, end - position);
+      position = lf < 0 ? limit : lf + 1;
+      if (lf >= 0) {
+        return finish();
+      }
+    }
+  }
+
+  private boolean fill() throws IOException {
+    int n = in.read(buffer, 0, buffer.length);
+    if (n < 0) {
+      eof = true;
+      return false;
+    }
+    position = 0;
+    limit = n;
+    return true;
+  }
+
+  private void append(byte[] source, int offset, int length) {
+    if (oversized || lineLength + (long) length > maxLineBytes) {
+      oversized = true;
+      int room = Math.max(0, Math.min(length, HEAD_BYTES - lineLength));
+      copy(source, offset, room);
+      skipped += length - room;
+      return;
+    }
+    copy(source, offset, length);
+  }
+
+  private void copy(byte[] source, int offset, int length) {
+    if (length == 0) {
+      return;
+    }
+    if (lineLength + length > line.length) {
+      long wanted = Math.max((long) line.length * 2, (long) lineLength + length);
+      line = Arrays.copyOf(line, (int) Math.min(wanted, Integer.MAX_VALUE - 8));
+    }
+    System.arraycopy(source, offset, line, lineLength, length);
+    lineLength += length;
+  }
+
+  private Line finish() {
+    int length = lineLength;
+    if (!oversized && length > 0 && line[length - 1] == '\r') {
+      length--;
+    }
+    Line result =
+        oversized
+            ? new Line.Oversized(Arrays.copyOf(line, Math.min(length, HEAD_BYTES)), length + skipped)
+            : new Line.Text(Arrays.copyOf(line, length));
+    if (line.length > 1 << 20) {
+      line = new byte[1024]; // do not pin a large buffer after one large message
+    }
+    return result;
+  }
+
+  private static int indexOf(byte[] bytes, byte b, int from, int to) {
+    for (int i = from; i < to; i++) {
+      if (bytes[i] == b) {
+        return i;
+      }
+    }
+    return -1;
+  }
+}

@@ -1,0 +1,241 @@
+package dev.mcpstdio.wire;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.function.Consumer;
+
+/**
+ * An incremental decoder for {@code text/event-stream}, following the WHATWG HTML "event stream
+ * interpretation" rules.
+ *
+ * <p>Bytes may arrive split anywhere, including inside a CRLF pair or a UTF-8 sequence. Lines end
+ * at CR, LF or CRLF only: U+2028, U+2029 and U+0085 are ordinary data, as they must be inside
+ * JSON. One leading byte-order mark is dropped. Comment lines and unknown fields are ignored. The
+ * {@code id} and {@code retry} fields are tracked for reconnection. Events with empty data are not
+ * dispatched (MCP uses them to prime a stream with an id). Unlike a browser, a final event that the
+ * stream did not terminate with a blank line is still dispatched by {@link #finish()}: a server
+ * that closes right after its last {@code data:} line must not lose the message.
+ *
+ * <p>Memory is bounded: a line or an event's data longer than {@code maxEventBytes} fails with
+ * {@link SseException}.
+ */
+public final class SseDecoder {
+
+  /** The decoder gave up on the stream. */
+  public static final class SseException extends java.io.IOException {
+    public SseException(String message) {
+      super(message);
+    }
+  }
+
+  private static final byte[] BOM = {(byte) 0xEF, (byte) 0xBB, (byte) 0xBF};
+
+  private final long maxEventBytes;
+  private final Consumer<SseEvent> listener;
+
+  private byte[] line = new byte[256];
+  private int lineLength;
+  private boolean lastWasCr;
+  private int bomMatched; // bytes of a leading BOM seen so far; -1 once past the start
+
+  private byte[] data = new byte[256];
+  private int dataLength;
+  private boolean hasData;
+  private String eventType = "";
+  private String lastEventIdBuffer = "";
+  private String lastEventId; // committed at each event boundary
+  private long retryMillis = -1;
+
+  /**
+   * @param maxEventBytes bound on one line and on one event's data; 0 means no bound
+   */
+  public SseDecoder(long maxEventBytes, Consumer<SseEvent> listener) {
+    this.maxEventBytes = maxEventBytes <= 0 ? Integer.MAX_VALUE - 16 : maxEventBytes;
+    this.listener = listener;
+  }
+
+  /** The id to resume from ({@code Last-Event-ID}), or null when the server gave none. */
+  public String lastEventId() {
+    return lastEventId == null || lastEventId.isEmpty() ? null : lastEventId;
+  }
+
+  /** The reconnection delay the server asked for with {@code retry:}, or -1. */
+  public long retryMillis() {
+    return retryMillis;
+  }
+
+  public void feed(ByteBuffer buffer) throws SseException {
+    if (buffer.hasArray()) {
+      feed(buffer.array(), buffer.arrayOffset() + buffer.position(), buffer.remaining());
+      buffer.position(buffer.limit());
+    } else {
+      byte[] copy = new byte[buffer.remaining()];
+      buffer.get(copy);
+      feed(copy, 0, copy.length);
+    }
+  }
+
+  public void feed(byte[] bytes, int offset, int length) throws SseException {
+    int end = offset + length;
+    int i = offset;
+    while (i < end && bomMatched >= 0) {
+      if (bytes[i] == BOM[bomMatched]) {
+        i++;
+        if (++bomMatched == BOM.length) {
+          bomMatched = -1;
+        }
+      } else {
+        // Not a BOM after all: the bytes matched so far are content.
+        appendLine(BOM, 0, bomMatched);
+        bomMatched = -1;
+      }
+    }
+    int runStart = i;
+    for (; i < end; i++) {
+      byte b = bytes[i];
+      if (b == '\n') {
+        appendLine(bytes, runStart, i - runStart);
+        runStart = i + 1;
+        if (lastWasCr) {
+          lastWasCr = false; // the LF of a CRLF whose CR ended the line already
+        } else {
+          endLine();
+        }
+      } else if (b == '\r') {
+        appendLine(bytes, runStart, i - runStart);
+        runStart = i + 1;
+        endLine();
+        lastWasCr = true;
+      } else if (lastWasCr) {
+        lastWasCr = false;
+      }
+    }
+    appendLine(bytes, runStart, end - runStart);
+  }
+
+  /** End of stream: a pending line and a pending event are delivered. */
+  public void finish() throws SseException {
+    if (bomMatched > 0) {
+      appendLine(BOM, 0, bomMatched);
+      bomMatched = -1;
+    }
+    if (lineLength > 0) {
+      endLine();
+    }
+    if (hasData) {
+      dispatch();
+    }
+  }
+
+  private void appendLine(byte[] bytes, int offset, int length) throws SseException {
+    if (length == 0) {
+      return;
+    }
+    if (lineLength + (long) length > maxEventBytes + 16) {
+      throw new SseException("server-sent event line exceeds " + maxEventBytes + " bytes");
+    }
+    if (lineLength + length > line.length) {
+      line = Arrays.copyOf(line, Math.max(line.length * 2, lineLength + length));
+    }
+    System.arraycopy(bytes, offset, line, lineLength, length);
+    lineLength += length;
+  }
+
+  private void endLine() throws SseException {
+    int length = lineLength;
+    lineLength = 0;
+    if (length == 0) {
+      dispatch();
+      return;
+    }
+    if (line[0] == ':') {
+      return; // comment
+    }
+    int colon = -1;
+    for (int k = 0; k < length; k++) {
+      if (line[k] == ':') {
+        colon = k;
+        break;
+      }
+    }
+    int nameEnd = colon < 0 ? length : colon;
+    int valueStart = colon < 0 ? length : colon + 1;
+    if (valueStart < length && line[valueStart] == ' ') {
+      valueStart++;
+    }
+    int valueLength = length - valueStart;
+    if (is("data", nameEnd)) {
+      appendData(valueStart, valueLength);
+    } else if (is("event", nameEnd)) {
+      eventType = new String(line, valueStart, valueLength, StandardCharsets.UTF_8);
+    } else if (is("id", nameEnd)) {
+      String id = new String(line, valueStart, valueLength, StandardCharsets.UTF_8);
+      if (id.indexOf('\0') < 0) {
+        lastEventIdBuffer = id;
+      }
+    } else if (is("retry", nameEnd)) {
+      parseRetry(valueStart, valueLength);
+    }
+  }
+
+  private boolean is(String name, int nameLength) {
+    if (name.length() != nameLength) {
+      return false;
+    }
+    for (int k = 0; k < nameLength; k++) {
+      if (line[k] != name.charAt(k)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private void appendData(int valueStart, int valueLength) throws SseException {
+    int needed = dataLength + valueLength + 1;
+    if (needed - 1 > maxEventBytes) {
+      throw new SseException("server-sent event exceeds " + maxEventBytes + " bytes");
+    }
+    if (needed > data.length) {
+      data = Arrays.copyOf(data, Math.max(data.length * 2, needed));
+    }
+    System.arraycopy(line, valueStart, data, dataLength, valueLength);
+    dataLength += valueLength;
+    data[dataLength++] = '\n';
+    hasData = true;
+  }
+
+  private void parseRetry(int valueStart, int valueLength) {
+    if (valueLength == 0 || valueLength > 12) {
+      return;
+    }
+    long value = 0;
+    for (int k = valueStart; k < valueStart + valueLength; k++) {
+      byte b = line[k];
+      if (b < '0' || b > '9') {
+        return;
+      }
+      value = value * 10 + (b - '0');
+    }
+    retryMillis = value;
+  }
+
+  private void dispatch() {
+    lastEventId = lastEventIdBuffer;
+    boolean deliver = hasData && dataLength > 1; // more than the trailing LF
+    byte[] payload = deliver ? Arrays.copyOf(data, dataLength - 1) : null;
+    String type = eventType.isEmpty() ? "message" : eventType;
+    hasData = false;
+    dataLength = 0;
+    eventType = "";
+    if (data.length > 1 << 20) {
+      data = new byte[256];
+    }
+    if (line.length > 1 << 20) {
+      line = new byte[256];
+    }
+    if (deliver) {
+      listener.accept(new SseEvent(type, payload, lastEventId()));
+    }
+  }
+}
