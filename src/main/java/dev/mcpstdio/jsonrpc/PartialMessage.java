@@ -28,6 +28,9 @@ public final class PartialMessage {
         p.nextToken();
         if (name.equals("id")) {
           id = Json.readId(p, head, 0);
+          if (id != null && !id.isString() && Json.valueEnd(p, 0) >= head.length) {
+            return null; // the bytes stop at the end of the number: its digits may go on
+          }
         } else if (name.equals("method")) {
           method = true;
         }

@@ -105,17 +105,31 @@ public final class EnvProxySelector extends ProxySelector {
     return new ProxyEntry(uri.getHost(), port, user, password);
   }
 
+  /** Percent-decoding of URL userinfo, where '+' is a literal plus (not a form-encoded space). */
   private static String decode(String s) {
-    return URLDecoder.decode(s, StandardCharsets.UTF_8);
+    return URLDecoder.decode(s.replace("+", "%2B"), StandardCharsets.UTF_8);
   }
 
   @Override
   public List<Proxy> select(URI uri) {
     ProxyEntry entry = "https".equalsIgnoreCase(uri.getScheme()) ? https : http;
-    if (entry == null || uri.getHost() == null || bypass(uri.getHost(), uri.getPort())) {
+    if (entry == null || uri.getHost() == null || bypass(uri.getHost(), effectivePort(uri))) {
       return List.of(Proxy.NO_PROXY);
     }
     return List.of(entry.proxy());
+  }
+
+  /** The URI's port, or its scheme's default port so that NO_PROXY {@code host:443} matches. */
+  private static int effectivePort(URI uri) {
+    if (uri.getPort() >= 0) {
+      return uri.getPort();
+    }
+    String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
+    return switch (scheme) {
+      case "https", "wss" -> 443;
+      case "http", "ws" -> 80;
+      default -> -1;
+    };
   }
 
   boolean bypass(String rawHost, int port) {

@@ -34,7 +34,7 @@ public final class ConnectivityCheck {
     ScheduledExecutorService timer =
         Executors.newSingleThreadScheduledExecutor(r -> Thread.ofPlatform().daemon().unstarted(r));
     try {
-      Upstream upstream = new Upstream(client, config, log, timer, message -> {});
+      Upstream upstream = new Upstream(client, config, log, timer, message -> {}, Sleeper.REAL);
       log.info("checking " + config.url());
       Request probe = (Request) JsonRpcCodec.parse(PROBE.getBytes(StandardCharsets.UTF_8));
       Outcome outcome = upstream.post(Call.internal(probe));

@@ -78,7 +78,7 @@ public final class Relay {
     this.ledger = new AnswerLedger(config.cancelFilter(), System::nanoTime);
     this.gate = new EmitGate(wire, ledger, log);
     Inbound inbound = this::fromUpstream;
-    this.upstream = new Upstream(client, config, log, timer, inbound);
+    this.upstream = new Upstream(client, config, log, timer, inbound, sleeper);
     this.serverStream =
         new ServerStream(upstream, session, config.streamReadTimeout(), sleeper, log);
     InitializeMemory memory = new InitializeMemory();
@@ -131,8 +131,8 @@ public final class Relay {
       case LineReader.Line.Oversized big -> {
         JsonRpcId id = PartialMessage.requestId(big.head());
         log.warn("stdin message of " + big.length() + " bytes exceeds --max-message-size (" + config.maxMessageSize() + "); not sent");
-        answerOwn(id, ErrorCodes.INVALID_REQUEST,
-            "message exceeds --max-message-size (" + config.maxMessageSize() + " bytes)", null);
+        reject(id, ErrorCodes.INVALID_REQUEST,
+            "message exceeds --max-message-size (" + config.maxMessageSize() + " bytes)");
       }
       case LineReader.Line.Text text -> {
         byte[] bytes = Bytes.trim(text.bytes());
@@ -140,14 +140,14 @@ public final class Relay {
           return;
         }
         if (!Utf8.isValid(bytes)) {
-          answerOwn(null, ErrorCodes.PARSE_ERROR, "Parse error: message is not valid UTF-8", null);
+          reject(null, ErrorCodes.PARSE_ERROR, "Parse error: message is not valid UTF-8");
           return;
         }
         JsonRpcMessage message;
         try {
           message = JsonRpcCodec.parse(bytes);
         } catch (MalformedMessageException e) {
-          answerOwn(null, ErrorCodes.PARSE_ERROR, "Parse error: " + e.getMessage(), null);
+          reject(null, ErrorCodes.PARSE_ERROR, "Parse error: " + e.getMessage());
           return;
         }
         dispatch(message);
@@ -158,23 +158,23 @@ public final class Relay {
   private void dispatch(JsonRpcMessage message) throws InterruptedException {
     switch (message) {
       case Invalid invalid -> {
-        answerOwn(invalid.id(), ErrorCodes.INVALID_REQUEST, "Invalid Request: " + invalid.reason(), null);
+        reject(invalid.id(), ErrorCodes.INVALID_REQUEST, "Invalid Request: " + invalid.reason());
         return;
       }
       case Request request -> {
         if (Rewrites.isRelayOwned(request.id())) {
-          answerOwn(request.id(), ErrorCodes.INVALID_REQUEST,
-              "Invalid Request: ids starting with \"" + Rewrites.RELAY_ID_PREFIX + "\" are reserved by the relay", null);
+          reject(request.id(), ErrorCodes.INVALID_REQUEST,
+              "Invalid Request: ids starting with \"" + Rewrites.RELAY_ID_PREFIX + "\" are reserved by the relay");
           return;
         }
         switch (ledger.open(request.id(), config.readTimeout())) {
           case DUPLICATE -> {
-            answerOwnUnconditionally(request.id(), ErrorCodes.INVALID_REQUEST,
+            reject(request.id(), ErrorCodes.INVALID_REQUEST,
                 "Invalid Request: id " + request.id() + " is already in use by a request in flight");
             return;
           }
           case BUSY -> {
-            answerOwnUnconditionally(request.id(), ErrorCodes.UPSTREAM_ERROR,
+            reject(request.id(), ErrorCodes.UPSTREAM_ERROR,
                 "too many requests in flight (" + AnswerLedger.MAX_OPEN + "); try again");
             return;
           }
@@ -278,14 +278,15 @@ public final class Relay {
     answerOwn(id, ErrorCodes.UPSTREAM_ERROR, error.message(), error.data());
   }
 
+  /** Answers an open request with the relay's own error, unless it was answered already. */
   private void answerOwn(JsonRpcId id, int code, String message, String data) {
-    if (id == null || ledger.closeForOwnAnswer(id)) {
+    if (ledger.closeForOwnAnswer(id)) {
       gate.own(JsonRpcErrors.error(id, code, message, data));
     }
   }
 
-  /** For requests that never entered the ledger (duplicates, overload). */
-  private void answerOwnUnconditionally(JsonRpcId id, int code, String message) {
+  /** Answers a message that was never sent upstream (so never entered the ledger). */
+  private void reject(JsonRpcId id, int code, String message) {
     gate.own(JsonRpcErrors.error(id, code, message));
   }
 

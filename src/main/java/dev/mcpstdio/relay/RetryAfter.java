@@ -36,6 +36,10 @@ final class RetryAfter {
           .appendPattern(" HH:mm:ss yyyy")
           .toFormatter(Locale.US);
 
+  /** Delta-seconds, optionally signed or fractional; nothing else (no exponent, no "5d", no hex). */
+  private static final java.util.regex.Pattern DELTA =
+      java.util.regex.Pattern.compile("[+-]?(?:[0-9]+(?:\\.[0-9]*)?|\\.[0-9]+)");
+
   private RetryAfter() {}
 
   /** The delay the header asks for, or null when the header is absent or unusable. */
@@ -60,19 +64,22 @@ final class RetryAfter {
   }
 
   private static Duration seconds(String v) {
+    if (!DELTA.matcher(v).matches()) {
+      return null; // Double.parseDouble would also take "5d", "1e3", "0x1p3"
+    }
     double seconds;
     try {
       seconds = Double.parseDouble(v);
     } catch (NumberFormatException e) {
       return null;
     }
-    if (Double.isNaN(seconds) || Double.isInfinite(seconds)) {
+    if (Double.isNaN(seconds)) {
       return null;
     }
     if (seconds <= 0) {
       return Duration.ZERO;
     }
-    if (seconds > 365L * 24 * 3600) {
+    if (seconds > 365L * 24 * 3600) { // includes a digit string too long for a double
       seconds = 365L * 24 * 3600; // far beyond any cap; avoid overflow
     }
     return Duration.ofNanos((long) (seconds * 1_000_000_000L));

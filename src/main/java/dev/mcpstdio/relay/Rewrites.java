@@ -37,7 +37,8 @@ final class Rewrites {
 
   /**
    * Sets member {@code name} of the request's {@code params} to {@code valueJson}: replaced when
-   * present, appended when not, and {@code params} created when absent.
+   * present, appended when not, and {@code params} created when absent (or replaced when it is not
+   * an object).
    */
   static Request withParam(Request request, String name, String valueJson) {
     byte[] bytes = request.bytes();
@@ -47,12 +48,15 @@ final class Rewrites {
     if (params == null) {
       edited = insertBeforeClose(bytes, new JsonSpan(0, bytes.length), ",\"params\":{" + member + "}");
     } else {
-      JsonSpan existing = Json.field(bytes, params, name);
-      if (existing != null) {
+      java.util.Map<String, JsonSpan> fields = Json.fields(bytes, params);
+      JsonSpan existing = fields == null ? null : fields.get(name);
+      if (fields == null) {
+        // params is not an object (null, an array): an object with the one member replaces it
+        edited = params.replace(bytes, ("{" + member + "}").getBytes(StandardCharsets.UTF_8));
+      } else if (existing != null) {
         edited = existing.replace(bytes, valueJson.getBytes(StandardCharsets.UTF_8));
       } else {
-        boolean empty = Json.fields(bytes, params).isEmpty();
-        edited = insertBeforeClose(bytes, params, (empty ? "" : ",") + member);
+        edited = insertBeforeClose(bytes, params, (fields.isEmpty() ? "" : ",") + member);
       }
     }
     return (Request) parse(edited);

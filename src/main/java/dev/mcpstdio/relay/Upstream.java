@@ -58,6 +58,7 @@ final class Upstream {
   private final Log log;
   private final ScheduledExecutorService timer;
   private final Inbound inbound;
+  private final Sleeper sleeper;
   private final Map<String, String[]> baseHeaders; // lower-case name -> {name, value}
   private final Set<ResponseReader> active = ConcurrentHashMap.newKeySet();
   private final HttpClient.Version version;
@@ -67,8 +68,10 @@ final class Upstream {
       RelayConfig config,
       Log log,
       ScheduledExecutorService timer,
-      Inbound inbound) {
+      Inbound inbound,
+      Sleeper sleeper) {
     this.client = client;
+    this.sleeper = sleeper;
     this.url = config.url();
     this.config = config;
     this.log = log;
@@ -167,7 +170,7 @@ final class Upstream {
               + " in "
               + delay
               + " ms");
-      Thread.sleep(Math.min(delay, config.readTimeout().toMillis()));
+      sleeper.sleep(Duration.ofMillis(Math.min(delay, config.readTimeout().toMillis())));
       int before = delivery.count.get();
       StreamResult resumed = openStream(call.headers(), last.lastEventId(), config.readTimeout(), delivery);
       if (resumed.status() != 200 || resumed.body() == null) {

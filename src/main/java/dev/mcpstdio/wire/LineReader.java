@@ -29,6 +29,7 @@ public final class LineReader {
 
   private final InputStream in;
   private final long maxLineBytes;
+  private final long bufferBound; // maxLineBytes plus one byte for the CR of a CRLF
   private final byte[] buffer = new byte[64 * 1024];
   private int position;
   private int limit;
@@ -38,6 +39,7 @@ public final class LineReader {
   private int lineLength;
   private long skipped; // bytes dropped from the current line once it passed the bound
   private boolean oversized;
+  private byte lastByte; // the last byte of the current line, kept or skipped
 
   /**
    * @param maxLineBytes the longest line returned as {@link Line.Text}; 0 means no bound
@@ -45,6 +47,7 @@ public final class LineReader {
   public LineReader(InputStream in, long maxLineBytes) {
     this.in = in;
     this.maxLineBytes = maxLineBytes <= 0 ? Long.MAX_VALUE : maxLineBytes;
+    this.bufferBound = this.maxLineBytes == Long.MAX_VALUE ? Long.MAX_VALUE : this.maxLineBytes + 1;
   }
 
   /** The next line, or null at end of stream. */
@@ -52,6 +55,7 @@ public final class LineReader {
     lineLength = 0;
     skipped = 0;
     oversized = false;
+    lastByte = 0;
     boolean sawAny = false;
     while (true) {
       if (position == limit) {
@@ -82,7 +86,10 @@ public final class LineReader {
   }
 
   private void append(byte[] source, int offset, int length) {
-    if (oversized || lineLength + (long) length > maxLineBytes) {
+    if (length > 0) {
+      lastByte = source[offset + length - 1];
+    }
+    if (oversized || lineLength + (long) length > bufferBound) {
       oversized = true;
       int room = Math.max(0, Math.min(length, HEAD_BYTES - lineLength));
       copy(source, offset, room);
@@ -105,14 +112,18 @@ public final class LineReader {
   }
 
   private Line finish() {
-    int length = lineLength;
-    if (!oversized && length > 0 && line[length - 1] == '\r') {
-      length--;
+    long length = lineLength + skipped;
+    if (length > 0 && lastByte == '\r') {
+      length--; // the CR of a CRLF (or of a final line) is not part of the line
+    }
+    if (length > maxLineBytes) {
+      oversized = true; // the byte kept for a CR was content after all
     }
     Line result =
         oversized
-            ? new Line.Oversized(Arrays.copyOf(line, Math.min(length, HEAD_BYTES)), length + skipped)
-            : new Line.Text(Arrays.copyOf(line, length));
+            ? new Line.Oversized(
+                Arrays.copyOf(line, (int) Math.min(Math.min(lineLength, length), HEAD_BYTES)), length)
+            : new Line.Text(Arrays.copyOf(line, (int) length));
     if (line.length > 1 << 20) {
       line = new byte[1024]; // do not pin a large buffer after one large message
     }
