@@ -103,6 +103,11 @@ public final class FakeMcpServer implements AutoCloseable {
       return new Body(200, "application/json", body, headers);
     }
 
+    /** A body of arbitrary bytes (compressed, invalid UTF-8...). */
+    static Reply bytes(int code, String contentType, byte[] body, String... headers) {
+      return new Bytes(code, contentType, body, headers);
+    }
+
     static Reply status(int code, String... headers) {
       return new Body(code, null, "", headers);
     }
@@ -134,6 +139,8 @@ public final class FakeMcpServer implements AutoCloseable {
 
     /** An event stream; {@code drop} ends it by cutting the connection. */
     record Events(int status, List<Step> steps, boolean drop, String[] headers) implements Reply {}
+
+    record Bytes(int status, String contentType, byte[] body, String[] headers) implements Reply {}
 
     record Hang() implements Reply {}
 
@@ -317,6 +324,13 @@ public final class FakeMcpServer implements AutoCloseable {
         byte[] bytes = b.body().getBytes(StandardCharsets.UTF_8);
         response.getHeaders().put("Content-Length", String.valueOf(bytes.length));
         response.write(true, java.nio.ByteBuffer.wrap(bytes), callback);
+      }
+      case Reply.Bytes b -> {
+        response.setStatus(b.status());
+        headers(response, b.headers());
+        response.getHeaders().put("Content-Type", b.contentType());
+        response.getHeaders().put("Content-Length", String.valueOf(b.body().length));
+        response.write(true, java.nio.ByteBuffer.wrap(b.body()), callback);
       }
       case Reply.Events ev -> stream(response, callback, ev);
       case Reply.Hang h -> {
