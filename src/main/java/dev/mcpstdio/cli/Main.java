@@ -33,6 +33,9 @@ public final class Main {
     Log early = Log.stderr(Log.Level.INFO, redactor);
     PrintWriter err = new PrintWriter(System.err, true, StandardCharsets.UTF_8);
     try {
+      if (args.length == 1 && args[0].equals("train")) {
+        return TrainCommand.run();
+      }
       RelayCommand.Parsed parsed = RelayCommand.parse(args, env, early, err);
       if (parsed.exitNow() != null) {
         return parsed.exitNow();
@@ -43,7 +46,7 @@ public final class Main {
       return e.exitCode();
     } catch (InterruptedException e) {
       return ExitCodes.INTERRUPTED;
-    } catch (RuntimeException e) {
+    } catch (IOException | RuntimeException e) {
       early.error("internal error: " + e);
       return ExitCodes.FAILURE;
     }

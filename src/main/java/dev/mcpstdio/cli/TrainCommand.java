@@ -1,0 +1,147 @@
+package dev.mcpstdio.cli;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import dev.mcpstdio.net.OutboundHttp;
+import dev.mcpstdio.relay.Relay;
+import dev.mcpstdio.relay.RelayConfig;
+import dev.mcpstdio.relay.Sleeper;
+import dev.mcpstdio.stdio.Log;
+import dev.mcpstdio.stdio.Redactor;
+import dev.mcpstdio.stdio.StdoutWire;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.PrintWriter;
+import java.io.SequenceInputStream;
+import java.io.StringWriter;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * {@code mcp-stdio train}: a short, self-contained relay session used by the launcher to build the
+ * JVM's ahead-of-time cache (or class-data archive). It runs the code a real start runs (argument
+ * parsing, the HTTP client, JSON classification, event-stream decoding, the relay's exchange
+ * path) against an in-process loopback server, so those classes come pre-loaded and linked on
+ * every later start. It writes nothing to stdout.
+ */
+final class TrainCommand {
+
+  private TrainCommand() {}
+
+  static int run() throws IOException, InterruptedException {
+    HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);
+    AtomicInteger posts = new AtomicInteger();
+    server.createContext("/mcp", exchange -> answer(exchange, posts));
+    server.start();
+    try {
+      String url = "http://127.0.0.1:" + server.getAddress().getPort() + "/mcp";
+      Log log = new Log(OutputStream.nullOutputStream(), Log.Level.OFF, new Redactor());
+      RelayCommand.Parsed parsed =
+          RelayCommand.parse(
+              new String[] {"--timeout-read", "30", "-H", "X-Train: 1", url},
+              Map.of(),
+              log,
+              new PrintWriter(new StringWriter()));
+      RelayConfig config = parsed.config();
+      var client = OutboundHttp.create(new OutboundHttp.Settings(config.connectTimeout(), config.caFiles(), Map.of()));
+      CountDownLatch answers = new CountDownLatch(5);
+      OutputStream out =
+          new OutputStream() {
+            @Override
+            public void write(int b) {
+              if (b == '\n') {
+                answers.countDown();
+              }
+            }
+          };
+      String script =
+          String.join(
+              "\n",
+              "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"train\",\"version\":\"1\"}}}",
+              "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}",
+              "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}",
+              "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\",\"arguments\":null}}",
+              "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\"}",
+              "not json",
+              "");
+      InputStream stdin = new HoldOpen(script.getBytes(StandardCharsets.UTF_8), answers);
+      Relay relay = new Relay(config, client, stdin, new StdoutWire(out), log, Sleeper.REAL);
+      Thread runner = Thread.ofVirtual().start(() -> {
+        try {
+          relay.run();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      });
+      answers.await(20, TimeUnit.SECONDS);
+      relay.shutdown("training done");
+      runner.join(Duration.ofSeconds(5));
+      return ExitCodes.OK;
+    } catch (UsageException e) {
+      throw new IllegalStateException(e);
+    } finally {
+      server.stop(0);
+    }
+  }
+
+  private static void answer(HttpExchange exchange, AtomicInteger posts) throws IOException {
+    byte[] body = exchange.getRequestBody().readAllBytes();
+    String text = new String(body, StandardCharsets.UTF_8);
+    if (!exchange.getRequestMethod().equals("POST")) {
+      exchange.sendResponseHeaders(exchange.getRequestMethod().equals("DELETE") ? 200 : 405, -1);
+      exchange.close();
+      return;
+    }
+    posts.incrementAndGet();
+    String id = text.contains("\"id\":") ? text.replaceAll("(?s).*?\"id\":(\"[^\"]*\"|[0-9]+).*", "$1") : null;
+    if (id == null) {
+      exchange.sendResponseHeaders(202, -1);
+      exchange.close();
+      return;
+    }
+    String result =
+        text.contains("\"initialize\"")
+            ? "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{\"tools\":{}},\"serverInfo\":{\"name\":\"train\",\"version\":\"1\"}}"
+            : text.contains("tools/list")
+                ? "{\"tools\":[{\"name\":\"echo\",\"inputSchema\":{\"type\":\"object\"}}]}"
+                : "{\"content\":[{\"type\":\"text\",\"text\":\"ok\"}]}";
+    String json = "{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"result\":" + result + "}";
+    boolean sse = text.contains("tools/call");
+    exchange.getResponseHeaders().set("Content-Type", sse ? "text/event-stream" : "application/json");
+    exchange.getResponseHeaders().set("Mcp-Session-Id", "train");
+    byte[] out =
+        (sse
+                ? "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":1,\"progress\":1}}\n\nevent: message\ndata: " + json + "\n\n"
+                : json)
+            .getBytes(StandardCharsets.UTF_8);
+    exchange.sendResponseHeaders(200, out.length);
+    try (OutputStream o = exchange.getResponseBody()) {
+      o.write(out);
+    }
+  }
+
+  /** The script's bytes, then no EOF until every answer arrived (EOF would start shutdown). */
+  private static final class HoldOpen extends SequenceInputStream {
+    HoldOpen(byte[] script, CountDownLatch answers) {
+      super(new ByteArrayInputStream(script), new InputStream() {
+        @Override
+        public int read() throws IOException {
+          try {
+            answers.await(20, TimeUnit.SECONDS);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+          return -1;
+        }
+      });
+    }
+  }
+}

@@ -1,0 +1,134 @@
+package dev.mcpstdio.testing;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The packaged {@code target/mcp-stdio.jar} as a real child process, with the launcher's JVM
+ * flags, stdin to write, stdout split into lines and stderr collected.
+ */
+public final class JarProcess implements AutoCloseable {
+
+  /** The launcher's stdio-safe JVM flags (see ARCHITECTURE.md, invariant 1). */
+  public static final List<String> JVM_FLAGS =
+      List.of("-Xlog:disable", "-Xlog:all=warning:stderr", "-XX:+DisplayVMOutputToStderr", "-XX:+UseSerialGC");
+
+  public final Process process;
+  public final LineCollector stdout = new LineCollector();
+  public final LineCollector stderr = new LineCollector();
+  private final OutputStream stdin;
+
+  private JarProcess(Process process) {
+    this.process = process;
+    this.stdin = process.getOutputStream();
+    pump(process.getInputStream(), stdout, "stdout");
+    pump(process.getErrorStream(), stderr, "stderr");
+  }
+
+  public static Path jar() {
+    String jar = System.getProperty("mcpstdio.jar");
+    Path path = jar != null ? Path.of(jar) : NodePeers.basedir().resolve("target/mcp-stdio.jar");
+    if (!Files.isRegularFile(path)) {
+      throw new AssertionError("packaged jar not found at " + path + " (process tests run in mvn verify)");
+    }
+    return path;
+  }
+
+  public static String java() {
+    return ProcessHandle.current().info().command().orElse("java");
+  }
+
+  /** Starts {@code java FLAGS -jar mcp-stdio.jar ARGS}. */
+  public static JarProcess start(List<String> args) {
+    return start(List.of(), args, Map.of());
+  }
+
+  public static JarProcess start(List<String> extraJvmFlags, List<String> args, Map<String, String> env) {
+    List<String> command = new ArrayList<>();
+    command.add(java());
+    command.addAll(JVM_FLAGS);
+    command.addAll(extraJvmFlags);
+    command.add("-jar");
+    command.add(jar().toString());
+    command.addAll(args);
+    ProcessBuilder builder = new ProcessBuilder(command);
+    builder.environment().putAll(env);
+    try {
+      return new JarProcess(builder.start());
+    } catch (IOException e) {
+      throw new AssertionError("cannot start " + command + ": " + e);
+    }
+  }
+
+  private static void pump(InputStream in, LineCollector sink, String name) {
+    Thread.ofVirtual().name("jar-" + name).start(() -> {
+      byte[] buffer = new byte[8192];
+      try {
+        int n;
+        while ((n = in.read(buffer)) > 0) {
+          sink.write(buffer, 0, n);
+        }
+      } catch (IOException ignored) {
+        // process ended
+      }
+    });
+  }
+
+  public void send(String line) {
+    try {
+      stdin.write((line + "\n").getBytes(StandardCharsets.UTF_8));
+      stdin.flush();
+    } catch (IOException e) {
+      throw new AssertionError("stdin closed: " + e);
+    }
+  }
+
+  public void closeStdin() {
+    try {
+      stdin.close();
+    } catch (IOException ignored) {
+      // already closed
+    }
+  }
+
+  /** Waits for exit up to {@code timeout} and returns the exit code. */
+  public int awaitExit(Duration timeout) {
+    try {
+      if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+        throw new AssertionError("process did not exit within " + timeout + "; stderr:\n" + log());
+      }
+      return process.exitValue();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError("interrupted");
+    }
+  }
+
+  /** Sends SIGTERM (on POSIX). */
+  public void terminate() {
+    process.destroy();
+  }
+
+  public String log() {
+    return String.join("\n", stderr.snapshot());
+  }
+
+  @Override
+  public void close() {
+    process.destroyForcibly();
+    try {
+      process.waitFor(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

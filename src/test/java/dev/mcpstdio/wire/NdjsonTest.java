@@ -1,0 +1,127 @@
+package dev.mcpstdio.wire;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.mcpstdio.jsonrpc.JsonRpcCodec;
+import dev.mcpstdio.jsonrpc.JsonRpcMessage;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+class NdjsonTest {
+
+  static final JsonMapper MAPPER = JsonMapper.builder().build();
+
+  static byte[] b(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  static String s(byte[] b) {
+    return new String(b, StandardCharsets.UTF_8);
+  }
+
+  static void assertOneLine(byte[] framed) {
+    assertThat(framed[framed.length - 1]).isEqualTo((byte) '\n');
+    for (int i = 0; i < framed.length - 1; i++) {
+      assertThat(framed[i]).as("byte %d", i).isNotIn((byte) '\n', (byte) '\r');
+    }
+    // no U+2028 / U+2029 left in the bytes
+    String text = s(framed);
+    assertThat(text).doesNotContain("\u2028").doesNotContain("\u2029");
+  }
+
+  static void assertSameJson(byte[] original, byte[] framed) {
+    JsonNode a = MAPPER.readTree(original);
+    JsonNode f = MAPPER.readTree(Arrays.copyOf(framed, framed.length - 1));
+    assertThat(f).isEqualTo(a);
+  }
+
+  @Test
+  void compactJsonGetsExactlyOneLf() {
+    byte[] in = b("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}");
+    byte[] out = Ndjson.frame(in);
+    assertThat(out).hasSize(in.length + 1);
+    assertThat(Arrays.copyOf(out, in.length)).isEqualTo(in);
+    assertThat(out[in.length]).isEqualTo((byte) '\n');
+  }
+
+  @Test
+  void emptyInputBecomesABareLf() {
+    assertThat(Ndjson.frame(new byte[0])).containsExactly('\n');
+  }
+
+  @Test
+  void prettyPrintedJsonBecomesOneLineWithSpaces() {
+    String pretty = "{\r\n  \"jsonrpc\": \"2.0\",\n  \"id\": 1,\r  \"result\": {\n    \"a\": [1,\n 2]\n  }\n}\n";
+    byte[] out = Ndjson.frame(b(pretty));
+    assertOneLine(out);
+    // every CR and LF became exactly one space: same length plus the LF
+    assertThat(out).hasSize(b(pretty).length + 1);
+    assertThat(s(out)).isEqualTo(pretty.replace('\r', ' ').replace('\n', ' ') + "\n");
+    assertSameJson(b(pretty), out);
+  }
+
+  @Test
+  void lineSeparatorsBecomeEscapes() {
+    String json = "{\"s\":\"a\u2028b\u2029c\",\"t\":\"\u2028\u2028\"}";
+    byte[] out = Ndjson.frame(b(json));
+    assertOneLine(out);
+    assertThat(s(out)).isEqualTo("{\"s\":\"a\\u2028b\\u2029c\",\"t\":\"\\u2028\\u2028\"}\n");
+    assertSameJson(b(json), out);
+  }
+
+  @Test
+  void lineSeparatorAtTheVeryEndOfTheInput() {
+    // not valid JSON, but the rewrite must not read past the end
+    byte[] in = {'"', 'x', (byte) 0xE2, (byte) 0x80, (byte) 0xA8};
+    assertThat(s(Ndjson.frame(in))).isEqualTo("\"x\\u2028\n");
+    byte[] cut = {'"', (byte) 0xE2, (byte) 0x80};
+    assertThat(Ndjson.frame(cut)).containsExactly('"', 0xE2, 0x80, '\n');
+  }
+
+  @Test
+  void otherThreeByteCharactersAreUntouched() {
+    // U+2027, U+202A and U+20AC share the E2 80/82 prefix but are not line separators
+    String json = "{\"s\":\"\u2027\u202a\u20ac\u0085漢😀\"}";
+    byte[] out = Ndjson.frame(b(json));
+    assertThat(Arrays.copyOf(out, out.length - 1)).isEqualTo(b(json));
+  }
+
+  @Test
+  void mixedPrettyPrintingAndSeparators() {
+    String json = "[\n  \"\u2028\",\r\n  {\"k\" :\n\"v\u2029\"}\n]";
+    byte[] out = Ndjson.frame(b(json));
+    assertOneLine(out);
+    assertSameJson(b(json), out);
+    // and the codec still reads the framed line as the same message shape
+    assertThat(s(out)).startsWith("[   \"\\u2028\",    {\"k\" : \"v\\u2029\"} ]");
+  }
+
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "{\"jsonrpc\":\"2.0\",\"id\":\"\u2028\",\"method\":\"m\",\"params\":{\"x\":\"\\n\\r\"}}",
+        "{\n\"jsonrpc\":\"2.0\",\n\"method\":\"notifications/message\",\n\"params\":{\"data\":\"line1\\nline2\u2029\"}\n}",
+      })
+  void framedMessageClassifiesTheSame(String json) throws Exception {
+    JsonRpcMessage before = JsonRpcCodec.parse(b(json));
+    byte[] out = Ndjson.frame(b(json));
+    assertOneLine(out);
+    JsonRpcMessage after = JsonRpcCodec.parse(Arrays.copyOf(out, out.length - 1));
+    assertThat(after.getClass()).isEqualTo(before.getClass());
+    assertSameJson(b(json), out);
+    if (before instanceof JsonRpcMessage.Request r) {
+      assertThat(((JsonRpcMessage.Request) after).id()).isEqualTo(r.id());
+    }
+  }
+
+  @Test
+  void escapedNewlinesInStringsStayEscaped() {
+    String json = "{\"s\":\"a\\nb\\r\\u2028\"}";
+    assertThat(s(Ndjson.frame(b(json)))).isEqualTo(json + "\n");
+  }
+}
