@@ -192,11 +192,16 @@ public final class Relay {
     }
     Call call = Call.of(message);
     CompletableFuture<Void> done = launch(call);
-    if (message instanceof Request r && "initialize".equals(r.method())) {
-      done.join(); // nothing may overtake the handshake
+    if (isHandshake(message)) {
+      done.join(); // nothing may overtake the handshake (nor the GET stream it opens)
     } else {
       awaitQuietly(call.handover(), config.connectTimeout().plusSeconds(1));
     }
+  }
+
+  private static boolean isHandshake(JsonRpcMessage message) {
+    return (message instanceof Request r && "initialize".equals(r.method()))
+        || (message instanceof Notification n && "notifications/initialized".equals(n.method()));
   }
 
   private static void awaitQuietly(CompletableFuture<Void> future, Duration timeout)
@@ -252,6 +257,7 @@ public final class Relay {
           log.warn(n.method() + " was not delivered: " + SessionLink.describe(outcome));
         } else if ("notifications/initialized".equals(n.method())) {
           serverStream.start();
+          awaitStream();
         }
       }
       case Response resp -> {
@@ -260,6 +266,20 @@ public final class Relay {
         }
       }
       case Invalid ignored -> {}
+    }
+  }
+
+  /**
+   * Waits (bounded) until the GET stream is open or refused, so that a server request prompted
+   * by the host's next message has a stream to arrive on.
+   */
+  private void awaitStream() {
+    try {
+      serverStream.established().get(config.connectTimeout().toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (TimeoutException | java.util.concurrent.ExecutionException ignored) {
+      // carry on without it; the stream keeps trying in the background
     }
   }
 

@@ -26,6 +26,7 @@ final class ServerStream {
   private final Sleeper sleeper;
   private volatile boolean stopped;
   private volatile Thread thread;
+  private final java.util.concurrent.CompletableFuture<Void> established = new java.util.concurrent.CompletableFuture<>();
 
   ServerStream(Upstream upstream, SessionState session, Duration idleTimeout, Sleeper sleeper, Log log) {
     this.upstream = upstream;
@@ -42,8 +43,17 @@ final class ServerStream {
     }
   }
 
+  /**
+   * Completes once the first GET has an answer (a stream, or a refusal): server requests sent
+   * after that have a stream to travel on.
+   */
+  java.util.concurrent.CompletableFuture<Void> established() {
+    return established;
+  }
+
   void stop() {
     stopped = true;
+    established.complete(null);
     Thread t = thread;
     if (t != null) {
       t.interrupt();
@@ -71,15 +81,16 @@ final class ServerStream {
       Map<String, String> headers = SessionLink.sessionHeaders(s);
       Upstream.StreamResult result;
       try {
-        result = upstream.openStream(headers, lastEventId, idleTimeout, null);
+        result = upstream.openStream(headers, lastEventId, idleTimeout, null, status -> established.complete(null));
       } catch (InterruptedException e) {
         if (stopped) {
           return;
         }
         continue; // the session changed: reopen on the new one
       }
+      established.complete(null);
       int status = result.status();
-      if (status == 405 || status == 400) {
+      if (status == 405 || status == 400 || (status == 404 && s.sessionId() == null)) {
         log.debug("server offers no GET stream (HTTP " + status + "); continuing without it");
         return;
       }

@@ -132,6 +132,9 @@ final class Upstream {
     if (delivery.eventStream) {
       return resumeIfNeeded(call, status, headers, body, delivery);
     }
+    if (!expectsAnswer(call)) {
+      return new Outcome.Accepted(status, headers); // notifications and responses: any 2xx accepts
+    }
     if (body.failure() != null) {
       return new Outcome.Failed(body.failure(), true, false, body.retryable());
     }
@@ -191,6 +194,15 @@ final class Upstream {
     return new Outcome.Delivered(status, headers, delivery.answer.get(), delivery.emitted.get());
   }
 
+  /** True for requests and for batches that contain one: their replies carry answers. */
+  static boolean expectsAnswer(Call call) {
+    return switch (call.message()) {
+      case JsonRpcMessage.Request r -> true;
+      case JsonRpcMessage.Batch b -> b.members().stream().anyMatch(m -> m instanceof JsonRpcMessage.Request);
+      default -> false;
+    };
+  }
+
   /** What a GET event stream came to. */
   record StreamResult(int status, HttpHeaders headers, ResponseReader.Result body, String failure) {}
 
@@ -201,6 +213,20 @@ final class Upstream {
   StreamResult openStream(
       Map<String, String> callHeaders, String lastEventId, Duration idleTimeout, Delivery delivery)
       throws InterruptedException {
+    return openStream(callHeaders, lastEventId, idleTimeout, delivery, status -> {});
+  }
+
+  /**
+   * As above; {@code onResponse} is told the status as soon as the response headers arrive (the
+   * stream itself may stay open for a long time after).
+   */
+  StreamResult openStream(
+      Map<String, String> callHeaders,
+      String lastEventId,
+      Duration idleTimeout,
+      Delivery delivery,
+      java.util.function.IntConsumer onResponse)
+      throws InterruptedException {
     Map<String, String> headers = new LinkedHashMap<>(callHeaders);
     headers.put("accept", "text/event-stream"); // required on GET, whatever was pinned
     HttpRequest.Builder request = request(Map.of(), headers).GET();
@@ -210,7 +236,7 @@ final class Upstream {
     Delivery target = delivery != null ? delivery : new Delivery(null);
     try {
       HttpResponse<ResponseReader.Result> response =
-          send(request.build(), target, idleTimeout, true);
+          send(request.build(), target, idleTimeout, true, onResponse);
       return new StreamResult(response.statusCode(), response.headers(), response.body(), null);
     } catch (IOException e) {
       return new StreamResult(-1, NO_HEADERS, null, describe(e));
@@ -250,15 +276,20 @@ final class Upstream {
 
   private HttpResponse<ResponseReader.Result> send(HttpRequest request, Delivery delivery)
       throws IOException, InterruptedException {
-    return send(request, delivery, config.readTimeout(), false);
+    return send(request, delivery, config.readTimeout(), false, status -> {});
   }
 
   private HttpResponse<ResponseReader.Result> send(
-      HttpRequest request, Delivery delivery, Duration idleTimeout, boolean streamOnly)
+      HttpRequest request,
+      Delivery delivery,
+      Duration idleTimeout,
+      boolean streamOnly,
+      java.util.function.IntConsumer onResponse)
       throws IOException, InterruptedException {
     AtomicReference<ResponseReader> reader = new AtomicReference<>();
     HttpResponse.BodyHandler<ResponseReader.Result> handler =
         info -> {
+          onResponse.accept(info.statusCode());
           ResponseReader r = reader(info, delivery, idleTimeout, streamOnly);
           reader.set(r);
           active.add(r);
@@ -389,6 +420,10 @@ final class Upstream {
         message = JsonRpcCodec.parse(data);
       } catch (MalformedMessageException e) {
         log.warn("dropped a malformed message from upstream: " + e.getMessage());
+        return false;
+      }
+      if (message instanceof JsonRpcMessage.Invalid invalid) {
+        log.warn("dropped an invalid JSON-RPC message from upstream: " + invalid.reason());
         return false;
       }
       count.incrementAndGet();

@@ -195,4 +195,63 @@ class RelayStreamsComponentTest {
       assertThat(Jsons.errorMessage(relay.answerTo("7"))).contains("decompressed response exceeds --max-message-size");
     }
   }
+
+  @Test
+  void anyTwoHundredToANotificationIsAcceptanceAndItsBodyIsNotRelayed() {
+    try (FakeMcpServer server = new FakeMcpServer(e -> e.method().equals("POST") && e.rpcId() == null
+            ? Reply.json("{\"jsonrpc\":\"2.0\",\"result\":{}}")
+            : e.method().equals("GET") ? Reply.status(400) : FakeMcpServer.standard(e));
+        RelayHarness relay = RelayHarness.start(server.url())) {
+      relay.initialize();
+      relay.send("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}");
+      relay.answerTo("1");
+      assertThat(relay.stdout.snapshot()).hasSize(2);
+      assertThat(relay.log()).doesNotContain("warning");
+    }
+  }
+
+  @Test
+  void aStatelessServerThatHasNoGetRouteIsAskedOnce() {
+    try (FakeMcpServer server = new FakeMcpServer(e -> {
+          if ("initialize".equals(e.rpcMethod())) {
+            return Reply.json(FakeMcpServer.initializeResult(e.rpcIdJson(), "2025-11-25")); // no session id
+          }
+          return e.method().equals("GET") ? Reply.status(404) : FakeMcpServer.standard(e);
+        });
+        RelayHarness relay = RelayHarness.start(server.url())) {
+      relay.initialize();
+      relay.send("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}");
+      relay.answerTo("1");
+      relay.send("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}");
+      relay.answerTo("2");
+      assertThat(server.requests("GET")).hasSize(1);
+      assertThat(server.posts("ping").get(0).header("mcp-session-id")).isNull();
+    }
+  }
+
+  @Test
+  void theGetStreamIsOpenBeforeTheNextMessageIsSent() {
+    FakeMcpServer[] holder = new FakeMcpServer[1];
+    try (FakeMcpServer server = new FakeMcpServer(e -> {
+          if (e.method().equals("GET")) {
+            return holder[0].getStream();
+          }
+          if ("tools/call".equals(e.rpcMethod())) {
+            // A server that asks the host a question on the GET stream the moment the call arrives.
+            boolean streamOpen = !holder[0].requests("GET").isEmpty();
+            holder[0].push("{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"elicitation/create\",\"params\":{\"message\":\"ok?\",\"requestedSchema\":{\"type\":\"object\",\"properties\":{}}}}");
+            return Reply.json(FakeMcpServer.result(e.rpcIdJson(), "{\"streamOpen\":" + streamOpen + "}"));
+          }
+          return FakeMcpServer.standard(e);
+        })) {
+      holder[0] = server;
+      try (RelayHarness relay = RelayHarness.start(server.url())) {
+        relay.send(RelayHarness.INITIALIZE);
+        relay.send("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
+        relay.send(CALL);
+        assertThat(relay.answerTo("7")).contains("\"streamOpen\":true");
+        relay.stdout.nextMatching(l -> l.contains("elicitation/create"), RelayHarness.TIMEOUT);
+      }
+    }
+  }
 }
