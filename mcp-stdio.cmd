@@ -1,0 +1,28 @@
+@echo off
+rem mcp-stdio launcher for Windows: finds a JDK 21+, builds the jar on first use, runs it.
+rem stdout is the JSON-RPC wire: everything the launcher, Maven or the JVM says goes to stderr.
+setlocal EnableDelayedExpansion
+set "HERE=%~dp0"
+set "JAR=%HERE%target\mcp-stdio.jar"
+set "JAVA="
+if defined MCP_STDIO_JAVA_HOME set "JAVA=%MCP_STDIO_JAVA_HOME%\bin\java.exe"
+if not defined JAVA if defined JAVA_HOME set "JAVA=%JAVA_HOME%\bin\java.exe"
+if not defined JAVA (
+  for /d %%D in ("%ProgramFiles%\Eclipse Adoptium\jdk-2*" "%ProgramFiles%\Java\jdk-2*" "%ProgramFiles%\Microsoft\jdk-2*" "%ProgramFiles%\Zulu\zulu-2*" "%ProgramFiles%\Amazon Corretto\jdk2*") do (
+    if exist "%%~D\bin\java.exe" set "JAVA=%%~D\bin\java.exe"
+  )
+)
+if not defined JAVA set "JAVA=java"
+if not exist "%JAR%" (
+  echo mcp-stdio: building %JAR% ^(first use; about a minute^) 1>&2
+  pushd "%HERE%"
+  call mvn -q -B -DskipTests package 1>&2
+  if errorlevel 1 (
+    popd
+    echo mcp-stdio: build failed; Maven 3.6.3+ and a JDK 21+ are needed on first use 1>&2
+    exit /b 1
+  )
+  popd
+)
+"%JAVA%" -Xlog:disable -Xlog:all=warning:stderr -XX:+DisplayVMOutputToStderr -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xss512k "-XX:SharedArchiveFile=%HERE%target\mcp-stdio.jsa" -XX:+AutoCreateSharedArchive %MCP_STDIO_JAVA_OPTS% -jar "%JAR%" %*
+exit /b %ERRORLEVEL%

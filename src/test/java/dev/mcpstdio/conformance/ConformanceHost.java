@@ -1,0 +1,511 @@
+package dev.mcpstdio.conformance;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.JsonNodeFactory;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * A small, careful MCP host for the conformance suite's client scenarios, driven through the
+ * relay.
+ *
+ * <p>The conformance harness starts this program with the mock server's URL as the last argument
+ * and the scenario name in {@code MCP_CONFORMANCE_SCENARIO}. It spawns the packaged relay ({@code
+ * java -jar mcp-stdio.jar URL}) as its stdio MCP server and speaks newline-delimited JSON-RPC to
+ * it: {@code initialize}, {@code notifications/initialized}, {@code tools/list}, the scenario's
+ * {@code tools/call}s, answering every server-to-client request on the way (elicitation with the
+ * schema's defaults, {@code ping}, anything else -32601). It then closes the relay's stdin, waits
+ * (bounded) for it to exit and exits 0, or non-zero on any protocol error or timeout.
+ *
+ * <p>The relay's stderr goes to a file, never to the harness's pipes (a child holding those pipes
+ * open would keep the harness waiting after a kill). System properties: {@code mcpstdio.jar} (the
+ * relay jar), {@code conformance.logdir} (where {@code <scenario>-relay.log} is written), {@code
+ * conformance.relayArgs} (extra relay flags, default {@code -v}).
+ */
+public final class ConformanceHost {
+
+  static final String PROTOCOL_VERSION = "2025-11-25";
+  static final Set<String> SUPPORTED_VERSIONS =
+      Set.of("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05");
+
+  /** Bound on each request's answer. */
+  static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(20);
+
+  /** Bound on the relay's exit after its stdin is closed. */
+  static final Duration EXIT_TIMEOUT = Duration.ofSeconds(10);
+
+  /** Bound on draining the relay's stdout after it exited. */
+  static final Duration DRAIN_TIMEOUT = Duration.ofSeconds(5);
+
+  static final int EXIT_OK = 0;
+  static final int EXIT_PROTOCOL_ERROR = 1;
+  static final int EXIT_USAGE = 2;
+
+  private static final JsonMapper JSON = JsonMapper.builder().build();
+  private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+
+  private final String scenario;
+  private final Process relay;
+  private final OutputStream relayStdin;
+  private final Map<String, CompletableFuture<JsonNode>> pending = new ConcurrentHashMap<>();
+  private final List<String> problems = new CopyOnWriteArrayList<>();
+  private final AtomicInteger nextId = new AtomicInteger(1);
+  private final AtomicInteger elicitations = new AtomicInteger();
+  private final CompletableFuture<Void> stdoutEnded = new CompletableFuture<>();
+  private final long started = System.nanoTime();
+
+  private ConformanceHost(String scenario, Process relay) {
+    this.scenario = scenario;
+    this.relay = relay;
+    this.relayStdin = relay.getOutputStream();
+  }
+
+  public static void main(String[] args) {
+    if (args.length == 0) {
+      System.err.println("usage: ConformanceHost [relay flags...] <server-url>");
+      System.exit(EXIT_USAGE);
+    }
+    String url = args[args.length - 1];
+    String scenario = System.getenv("MCP_CONFORMANCE_SCENARIO");
+    if (scenario == null || scenario.isBlank()) {
+      scenario = System.getProperty("conformance.scenario", "");
+    }
+    System.exit(run(scenario, url));
+  }
+
+  static int run(String scenario, String url) {
+    Process relay;
+    Path relayLog;
+    try {
+      relayLog = relayLog(scenario);
+      relay = startRelay(url, relayLog);
+    } catch (IOException | RuntimeException e) {
+      log("cannot start the relay: " + e);
+      return EXIT_PROTOCOL_ERROR;
+    }
+    log("scenario " + scenario + ", server " + url + ", relay pid " + relay.pid() + ", relay log " + relayLog);
+    ConformanceHost host = new ConformanceHost(scenario, relay);
+    int code;
+    try {
+      code = host.drive();
+    } catch (RuntimeException e) {
+      host.problem("internal host error: " + e);
+      code = EXIT_PROTOCOL_ERROR;
+    } finally {
+      relay.destroyForcibly(); // no-op when it already exited
+    }
+    return code;
+  }
+
+  private static Path relayLog(String scenario) throws IOException {
+    Path dir = Path.of(System.getProperty("conformance.logdir", "target/conformance"));
+    Files.createDirectories(dir);
+    String name = scenario.isBlank() ? "unknown" : scenario.replaceAll("[^A-Za-z0-9._-]", "_");
+    return dir.resolve(name + "-relay.log");
+  }
+
+  private static Process startRelay(String url, Path relayLog) throws IOException {
+    String jar = System.getProperty("mcpstdio.jar");
+    if (jar == null || !Files.isRegularFile(Path.of(jar))) {
+      throw new IOException("relay jar not found (system property mcpstdio.jar = " + jar + ")");
+    }
+    String java = ProcessHandle.current().info().command().orElse("java");
+    List<String> command = new ArrayList<>();
+    command.add(java);
+    command.addAll(List.of("-Xlog:disable", "-Xlog:all=warning:stderr", "-XX:+DisplayVMOutputToStderr"));
+    command.add("-jar");
+    command.add(jar);
+    for (String flag : System.getProperty("conformance.relayArgs", "-v").trim().split("\\s+")) {
+      if (!flag.isEmpty()) {
+        command.add(flag);
+      }
+    }
+    command.add(url);
+    log("starting " + String.join(" ", command));
+    return new ProcessBuilder(command)
+        .redirectError(ProcessBuilder.Redirect.to(relayLog.toFile()))
+        .start();
+  }
+
+  // ---------------------------------------------------------------- the scenario
+
+  private int drive() {
+    Thread.ofPlatform().daemon().name("relay-stdout").start(this::readLoop);
+    try {
+      JsonNode init = request("initialize", initializeParams());
+      String version = init.path("protocolVersion").asString("");
+      if (!SUPPORTED_VERSIONS.contains(version)) {
+        throw new ProtocolError("server chose unsupported protocolVersion '" + version + "'");
+      }
+      if (!init.path("serverInfo").isObject()) {
+        problem("initialize result has no serverInfo (tolerated)");
+      }
+      log("initialized: protocolVersion " + version + ", server " + init.path("serverInfo"));
+      notify("notifications/initialized", null);
+
+      JsonNode tools = listTools();
+      switch (scenario) {
+        case "initialize" -> {}
+        case "tools_call" -> {
+          requireTool(tools, "add_numbers");
+          ObjectNode arguments = NODES.objectNode().put("a", 5).put("b", 3);
+          JsonNode result = callTool("add_numbers", arguments);
+          String text = firstText(result);
+          if (!text.contains("8")) {
+            throw new ProtocolError("add_numbers(5, 3) answered '" + text + "'");
+          }
+        }
+        case "elicitation-sep1034-client-defaults" -> {
+          requireTool(tools, "test_client_elicitation_defaults");
+          callTool("test_client_elicitation_defaults", NODES.objectNode());
+          if (elicitations.get() == 0) {
+            throw new ProtocolError("the tool call completed without an elicitation/create request");
+          }
+        }
+        case "sse-retry" -> {
+          requireTool(tools, "test_reconnection");
+          callTool("test_reconnection", NODES.objectNode());
+        }
+        default -> throw new ProtocolError("unknown scenario '" + scenario + "' (MCP_CONFORMANCE_SCENARIO)");
+      }
+    } catch (ProtocolError e) {
+      problem(e.getMessage());
+    }
+    shutdownRelay();
+    if (!pending.isEmpty()) {
+      problem("requests never answered: " + pending.keySet());
+    }
+    if (problems.isEmpty()) {
+      log("done in " + elapsed() + " ms: OK");
+      return EXIT_OK;
+    }
+    log("done in " + elapsed() + " ms with " + problems.size() + " problem(s):");
+    for (String p : problems) {
+      log("  - " + p);
+    }
+    return EXIT_PROTOCOL_ERROR;
+  }
+
+  private static ObjectNode initializeParams() {
+    ObjectNode params = NODES.objectNode();
+    params.put("protocolVersion", PROTOCOL_VERSION);
+    ObjectNode capabilities = params.putObject("capabilities");
+    capabilities.putObject("elicitation");
+    ObjectNode clientInfo = params.putObject("clientInfo");
+    clientInfo.put("name", "mcp-stdio-conformance-host");
+    clientInfo.put("version", "1.0.0");
+    return params;
+  }
+
+  /** Lists every tool, following {@code nextCursor} (bounded). */
+  private JsonNode listTools() {
+    ArrayNode all = NODES.arrayNode();
+    String cursor = null;
+    for (int page = 0; page < 50; page++) {
+      ObjectNode params = NODES.objectNode();
+      if (cursor != null) {
+        params.put("cursor", cursor);
+      }
+      JsonNode result = request("tools/list", params);
+      JsonNode tools = result.path("tools");
+      if (!tools.isArray()) {
+        throw new ProtocolError("tools/list result has no tools array: " + result);
+      }
+      tools.forEach(all::add);
+      JsonNode next = result.path("nextCursor");
+      if (!next.isString() || next.asString().isEmpty()) {
+        log("tools/list: " + names(all));
+        return all;
+      }
+      cursor = next.asString();
+    }
+    throw new ProtocolError("tools/list did not end after 50 pages");
+  }
+
+  private static List<String> names(JsonNode tools) {
+    List<String> names = new ArrayList<>();
+    tools.forEach(t -> names.add(t.path("name").asString("?")));
+    return names;
+  }
+
+  private static void requireTool(JsonNode tools, String name) {
+    if (!names(tools).contains(name)) {
+      throw new ProtocolError("tools/list does not offer '" + name + "': " + names(tools));
+    }
+  }
+
+  private JsonNode callTool(String name, ObjectNode arguments) {
+    ObjectNode params = NODES.objectNode();
+    params.put("name", name);
+    params.set("arguments", arguments);
+    JsonNode result = request("tools/call", params);
+    if (!result.path("content").isArray()) {
+      throw new ProtocolError("tools/call " + name + " result has no content array: " + result);
+    }
+    if (result.path("isError").asBoolean(false)) {
+      throw new ProtocolError("tools/call " + name + " reported a tool error: " + result);
+    }
+    log("tools/call " + name + " -> " + result);
+    return result;
+  }
+
+  private static String firstText(JsonNode result) {
+    for (JsonNode c : result.path("content")) {
+      if ("text".equals(c.path("type").asString(""))) {
+        return c.path("text").asString("");
+      }
+    }
+    throw new ProtocolError("result has no text content: " + result);
+  }
+
+  /** Closes the relay's stdin, waits for it to exit and for its stdout to end. */
+  private void shutdownRelay() {
+    try {
+      relayStdin.close();
+    } catch (IOException e) {
+      problem("closing the relay's stdin failed: " + e.getMessage());
+    }
+    try {
+      if (!relay.waitFor(EXIT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
+        problem("relay did not exit within " + EXIT_TIMEOUT.toSeconds() + " s of its stdin closing");
+        relay.destroyForcibly();
+        relay.waitFor(EXIT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        return;
+      }
+      log("relay exited with " + relay.exitValue() + " " + elapsed() + " ms after start");
+      if (relay.exitValue() != 0) {
+        problem("relay exited with code " + relay.exitValue());
+      }
+      stdoutEnded.get(DRAIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      problem("interrupted waiting for the relay");
+    } catch (ExecutionException | TimeoutException e) {
+      problem("relay stdout did not end after it exited");
+    }
+  }
+
+  // ---------------------------------------------------------------- JSON-RPC
+
+  private JsonNode request(String method, JsonNode params) {
+    int id = nextId.getAndIncrement();
+    String key = String.valueOf(id);
+    CompletableFuture<JsonNode> answer = new CompletableFuture<>();
+    pending.put(key, answer);
+    ObjectNode message = NODES.objectNode();
+    message.put("jsonrpc", "2.0");
+    message.put("id", id);
+    message.put("method", method);
+    if (params != null) {
+      message.set("params", params);
+    }
+    send(message);
+    JsonNode response;
+    try {
+      response = answer.get(REQUEST_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (TimeoutException e) {
+      pending.remove(key);
+      throw new ProtocolError(method + " (id " + id + ") not answered within " + REQUEST_TIMEOUT.toSeconds() + " s");
+    } catch (ExecutionException e) {
+      pending.remove(key);
+      throw new ProtocolError(method + " (id " + id + ") failed: " + e.getCause().getMessage());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new ProtocolError("interrupted waiting for " + method);
+    }
+    if (response.has("error")) {
+      throw new ProtocolError(method + " (id " + id + ") answered with an error: " + response.get("error"));
+    }
+    JsonNode result = response.get("result");
+    if (result == null || !result.isObject()) {
+      throw new ProtocolError(method + " (id " + id + ") answered without a result object: " + response);
+    }
+    return result;
+  }
+
+  private void notify(String method, JsonNode params) {
+    ObjectNode message = NODES.objectNode();
+    message.put("jsonrpc", "2.0");
+    message.put("method", method);
+    if (params != null) {
+      message.set("params", params);
+    }
+    send(message);
+  }
+
+  private synchronized void send(JsonNode message) {
+    String line = JSON.writeValueAsString(message);
+    log("-> " + line);
+    try {
+      relayStdin.write((line + "\n").getBytes(StandardCharsets.UTF_8));
+      relayStdin.flush();
+    } catch (IOException e) {
+      throw new ProtocolError("writing to the relay's stdin failed: " + e.getMessage());
+    }
+  }
+
+  private void readLoop() {
+    try (BufferedReader in =
+        new BufferedReader(new InputStreamReader(relay.getInputStream(), StandardCharsets.UTF_8))) {
+      String line;
+      while ((line = in.readLine()) != null) {
+        log("<- " + line);
+        onLine(line);
+      }
+    } catch (IOException e) {
+      problem("reading the relay's stdout failed: " + e.getMessage());
+    } catch (RuntimeException e) {
+      problem("internal error handling relay output: " + e);
+    } finally {
+      stdoutEnded.complete(null);
+      for (Map.Entry<String, CompletableFuture<JsonNode>> p : pending.entrySet()) {
+        p.getValue().completeExceptionally(new IOException("relay stdout ended"));
+      }
+    }
+  }
+
+  private void onLine(String line) {
+    if (line.isBlank()) {
+      problem("relay wrote a blank line to stdout");
+      return;
+    }
+    JsonNode message;
+    try {
+      message = JSON.readTree(line);
+    } catch (JacksonException e) {
+      problem("relay wrote a line that is not JSON: " + line);
+      return;
+    }
+    if (!message.isObject() || !"2.0".equals(message.path("jsonrpc").asString(""))) {
+      problem("relay wrote something that is not a JSON-RPC 2.0 message: " + line);
+      return;
+    }
+    boolean hasId = message.has("id") && !message.get("id").isNull();
+    if (message.has("method")) {
+      if (hasId) {
+        answerServerRequest(message);
+      } else {
+        log("server notification " + message.path("method").asString());
+      }
+      return;
+    }
+    if (!message.has("result") && !message.has("error")) {
+      problem("relay wrote a JSON-RPC message that is neither request, notification nor response: " + line);
+      return;
+    }
+    if (!hasId) {
+      problem("relay wrote a response without an id: " + line);
+      return;
+    }
+    String key = message.get("id").toString();
+    CompletableFuture<JsonNode> waiting = pending.remove(key);
+    if (waiting == null) {
+      problem("relay wrote a response for id " + key + ", which is not a pending request (duplicate or unknown): " + line);
+      return;
+    }
+    waiting.complete(message);
+  }
+
+  /** Answers a server-to-client request the relay passed on. */
+  private void answerServerRequest(JsonNode request) {
+    String method = request.path("method").asString();
+    ObjectNode response = NODES.objectNode();
+    response.put("jsonrpc", "2.0");
+    response.set("id", request.get("id"));
+    switch (method) {
+      case "elicitation/create" -> {
+        elicitations.incrementAndGet();
+        response.set("result", elicitationAnswer(request.path("params")));
+      }
+      case "ping" -> response.putObject("result");
+      default -> {
+        ObjectNode error = response.putObject("error");
+        error.put("code", -32601);
+        error.put("message", "Method not found: " + method);
+      }
+    }
+    try {
+      send(response);
+    } catch (ProtocolError e) {
+      problem(e.getMessage());
+    }
+  }
+
+  /**
+   * Form-mode elicitation answered the way a user who accepts every suggestion would: each
+   * property takes its schema {@code default}. When a required property has no default there is
+   * nothing sensible to accept, so the request is declined. URL-mode elicitation is declined.
+   */
+  static ObjectNode elicitationAnswer(JsonNode params) {
+    ObjectNode result = NODES.objectNode();
+    String mode = params.path("mode").asString("form");
+    JsonNode schema = params.path("requestedSchema");
+    if (!"form".equals(mode) || !schema.path("properties").isObject()) {
+      result.put("action", "decline");
+      return result;
+    }
+    ObjectNode content = NODES.objectNode();
+    for (Map.Entry<String, JsonNode> property : schema.path("properties").properties()) {
+      JsonNode defaultValue = property.getValue().get("default");
+      if (defaultValue != null && !defaultValue.isNull()) {
+        content.set(property.getKey(), defaultValue);
+      }
+    }
+    for (JsonNode required : schema.path("required")) {
+      if (!content.has(required.asString(""))) {
+        result.put("action", "decline");
+        return result;
+      }
+    }
+    result.put("action", "accept");
+    result.set("content", content);
+    return result;
+  }
+
+  // ---------------------------------------------------------------- reporting
+
+  private void problem(String message) {
+    problems.add(message);
+    log("PROBLEM: " + message);
+  }
+
+  private long elapsed() {
+    return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+  }
+
+  private static void log(String message) {
+    System.err.println(Instant.now() + " [host] " + message);
+    System.err.flush();
+  }
+
+  /** A violation that ends the scenario. */
+  static final class ProtocolError extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    ProtocolError(String message) {
+      super(message);
+    }
+  }
+}
