@@ -24,8 +24,25 @@ final class NormalizeArguments implements Interceptor {
     return chain.proceed(rewritten == call.message() ? call : call.withBody(rewritten));
   }
 
+  /** A cheap pre-check: without the bytes {@code null} in params there is nothing to rewrite. */
+  private static boolean mentionsNull(Request request) {
+    JsonSpan params = request.params();
+    if (params == null) {
+      return false;
+    }
+    byte[] b = request.bytes();
+    for (int i = params.start(); i + 3 < params.end(); i++) {
+      if (b[i] == 'n' && b[i + 1] == 'u' && b[i + 2] == 'l' && b[i + 3] == 'l') {
+        return true;
+      }
+    }
+    return false;
+  }
+
   static JsonRpcMessage normalize(JsonRpcMessage message) {
-    if (!(message instanceof Request request) || !"tools/call".equals(request.method())) {
+    if (!(message instanceof Request request)
+        || !"tools/call".equals(request.method())
+        || !mentionsNull(request)) {
       return message;
     }
     JsonSpan arguments = Json.field(request.bytes(), request.params(), "arguments");

@@ -37,9 +37,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <p>One reader thread takes lines from stdin in order. Each message becomes an exchange on its
  * own virtual thread, so a slow {@code tools/call} never delays anything else. Order is still
- * kept where it matters: the next message is taken only once the previous POST is on its way, and
- * nothing follows {@code initialize} until its exchange has completed (the session id and version
- * it yields must be on every later request).
+ * kept where it matters (see {@link DispatchOrder}): a notification or an answer leaves only after
+ * the POSTs before it, and nothing follows {@code initialize} or {@code notifications/initialized}
+ * until its exchange has completed (the session id and version it yields must be on every later
+ * request, and the GET stream it opens must be there for the server's requests).
  *
  * <p>Every request is answered exactly once (see {@link AnswerLedger}); when the chain ends
  * without the server's answer, the relay writes an error that says what went wrong.
@@ -58,6 +59,7 @@ public final class Relay {
   private final ServerStream serverStream;
   private final List<Interceptor> links;
   private final ActiveExchanges exchanges = new ActiveExchanges();
+  private final DispatchOrder order;
   private final AtomicBoolean stopping = new AtomicBoolean();
   private final CountDownLatch stopped = new CountDownLatch(1);
 
@@ -76,6 +78,7 @@ public final class Relay {
         Executors.newSingleThreadScheduledExecutor(
             r -> Thread.ofPlatform().daemon().name("mcp-stdio-timer").unstarted(r));
     this.ledger = new AnswerLedger(config.cancelFilter(), System::nanoTime);
+    this.order = new DispatchOrder(config.connectTimeout().plusSeconds(1));
     this.gate = new EmitGate(wire, ledger, log);
     Inbound inbound = this::fromUpstream;
     this.upstream = new Upstream(client, config, log, timer, inbound, sleeper);
@@ -190,27 +193,21 @@ public final class Relay {
       }
       default -> {}
     }
+    if (!(message instanceof Request) && !(message instanceof Batch)) {
+      order.awaitAll(); // a notification or an answer refers to what came before it
+    }
     Call call = Call.of(message);
     CompletableFuture<Void> done = launch(call);
     if (isHandshake(message)) {
       done.join(); // nothing may overtake the handshake (nor the GET stream it opens)
     } else {
-      awaitQuietly(call.handover(), config.connectTimeout().plusSeconds(1));
+      order.dispatched(call.handover());
     }
   }
 
   private static boolean isHandshake(JsonRpcMessage message) {
     return (message instanceof Request r && "initialize".equals(r.method()))
         || (message instanceof Notification n && "notifications/initialized".equals(n.method()));
-  }
-
-  private static void awaitQuietly(CompletableFuture<Void> future, Duration timeout)
-      throws InterruptedException {
-    try {
-      future.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (TimeoutException | java.util.concurrent.ExecutionException ignored) {
-      // ordering is best effort once an attempt stalls
-    }
   }
 
   private CompletableFuture<Void> launch(Call call) {

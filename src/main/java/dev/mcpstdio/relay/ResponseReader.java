@@ -67,6 +67,7 @@ final class ResponseReader implements HttpResponse.BodySubscriber<ResponseReader
   ResponseReader(
       Format format,
       String encoding,
+      long contentLength,
       long maxBytes,
       Duration idleTimeout,
       ScheduledExecutorService timer,
@@ -78,7 +79,9 @@ final class ResponseReader implements HttpResponse.BodySubscriber<ResponseReader
             timer,
             idleTimeout,
             () -> fail("no data from upstream for " + idleTimeout.toSeconds() + " s (--timeout-read)", true));
-    this.collected = format == Format.EVENT_STREAM ? null : new ByteArrayOutputStream();
+    int expected = contentLength > 0 && contentLength <= this.maxBytes && contentLength < (1 << 28) && encodingIsIdentity(encoding)
+        ? (int) contentLength : 512;
+    this.collected = format == Format.EVENT_STREAM ? null : new ByteArrayOutputStream(format == Format.DRAIN ? 512 : expected);
     this.events =
         format == Format.EVENT_STREAM
             ? new SseDecoder(
@@ -92,6 +95,10 @@ final class ResponseReader implements HttpResponse.BodySubscriber<ResponseReader
     ContentDecoder.Sink sink = format == Format.EVENT_STREAM ? this::feedEvents : this::collect;
     this.decoder =
         ContentDecoder.forEncoding(encoding, format == Format.DRAIN ? 0 : maxBytes, sink);
+  }
+
+  private static boolean encodingIsIdentity(String encoding) {
+    return encoding == null || encoding.isBlank() || encoding.trim().equalsIgnoreCase("identity");
   }
 
   private void feedEvents(byte[] bytes, int offset, int length) throws IOException {

@@ -342,6 +342,7 @@ final class Upstream {
         new ResponseReader(
             format,
             ContentDecoder.supports(encoding) ? encoding : "",
+            headers.firstValueAsLong("content-length").orElse(-1),
             config.maxMessageSize(),
             idleTimeout,
             timer,

@@ -15,6 +15,9 @@ import java.util.Arrays;
  */
 public final class LineReader {
 
+  /** Line buffers up to this size are reused from line to line; larger ones are let go. */
+  static final int RETAINED_BUFFER = 4 << 20;
+
   /** How much of an oversized line is kept for diagnosis. */
   public static final int HEAD_BYTES = 64 * 1024;
 
@@ -124,8 +127,8 @@ public final class LineReader {
             ? new Line.Oversized(
                 Arrays.copyOf(line, (int) Math.min(Math.min(lineLength, length), HEAD_BYTES)), length)
             : new Line.Text(Arrays.copyOf(line, (int) length));
-    if (line.length > 1 << 20) {
-      line = new byte[1024]; // do not pin a large buffer after one large message
+    if (line.length > RETAINED_BUFFER) {
+      line = new byte[1024]; // do not pin a large buffer after one very large message
     }
     return result;
   }

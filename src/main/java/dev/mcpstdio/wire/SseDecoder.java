@@ -29,6 +29,9 @@ public final class SseDecoder {
     }
   }
 
+  /** Buffers up to this size are reused from event to event. */
+  static final int RETAINED_BUFFER = 4 << 20;
+
   private static final byte[] BOM = {(byte) 0xEF, (byte) 0xBB, (byte) 0xBF};
 
   private final long maxEventBytes;
@@ -228,10 +231,10 @@ public final class SseDecoder {
     hasData = false;
     dataLength = 0;
     eventType = "";
-    if (data.length > 1 << 20) {
-      data = new byte[256];
+    if (data.length > RETAINED_BUFFER) {
+      data = new byte[256]; // do not pin a large buffer after one very large event
     }
-    if (line.length > 1 << 20) {
+    if (line.length > RETAINED_BUFFER) {
       line = new byte[256];
     }
     if (deliver) {

@@ -1,0 +1,313 @@
+package dev.mcpstdio.bench;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * End-to-end relay benchmark: the relay process (spawned through the launcher, as a host would)
+ * against a fast loopback upstream, beside direct calls from this JVM to the same upstream.
+ *
+ * <p>Reports start-up (spawn to initialize answered), sequential p50/p99, throughput at
+ * concurrency 1 and 16, a 1 MiB echo and the relay's peak RSS, with ratios to direct. Run with
+ * {@code bench/relay.sh}; the figures go in docs/performance.md.
+ */
+public final class RelayBenchmark {
+
+  private static final String INIT =
+      "{\"jsonrpc\":\"2.0\",\"id\":\"init\",\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"bench\",\"version\":\"1\"}}}";
+
+  private final String launcher;
+  private final boolean sse;
+  private final int startups;
+  private final int sequential;
+  private final int seconds;
+  private final List<String> rows = new ArrayList<>();
+
+  private RelayBenchmark(String launcher, boolean sse, int startups, int sequential, int seconds) {
+    this.launcher = launcher;
+    this.sse = sse;
+    this.startups = startups;
+    this.sequential = sequential;
+    this.seconds = seconds;
+  }
+
+  public static void main(String[] args) throws Exception {
+    String launcher = "./mcp-stdio";
+    boolean sse = false;
+    int startups = 20;
+    int sequential = 2000;
+    int seconds = 5;
+    for (int i = 0; i < args.length; i++) {
+      switch (args[i]) {
+        case "--launcher" -> launcher = args[++i];
+        case "--sse" -> sse = true;
+        case "--startups" -> startups = Integer.parseInt(args[++i]);
+        case "--sequential" -> sequential = Integer.parseInt(args[++i]);
+        case "--seconds" -> seconds = Integer.parseInt(args[++i]);
+        default -> throw new IllegalArgumentException("unknown argument " + args[i]);
+      }
+    }
+    new RelayBenchmark(launcher, sse, startups, sequential, seconds).run();
+    System.exit(0);
+  }
+
+  private void run() throws Exception {
+    try (EchoUpstream upstream = new EchoUpstream(sse)) {
+      URI url = upstream.url();
+      System.err.println("upstream " + url + (sse ? " (event-stream replies)" : " (JSON replies)"));
+      double[] startup = startups(url);
+      Direct direct = new Direct(url);
+      try (Relayed relay = new Relayed(launcher, url)) {
+        warmUp(relay, direct);
+        double[] relaySeq = relay.sequential(sequential, 64);
+        double[] directSeq = direct.sequential(sequential, 64);
+        double relayC1 = relay.throughput(1, seconds, 64);
+        double directC1 = direct.throughput(1, seconds, 64);
+        double relayC16 = relay.throughput(16, seconds, 64);
+        double directC16 = direct.throughput(16, seconds, 64);
+        double[] relayBig = relay.sequential(30, 1 << 20);
+        double[] directBig = direct.sequential(30, 1 << 20);
+        long rss = relay.peakRssKb();
+
+        row("start-up, spawn to initialize answered (median of " + startups + ")", fmt(percentile(startup, 50)) + " ms", "—", "—", "≤ 300 ms");
+        row("start-up p90", fmt(percentile(startup, 90)) + " ms", "—", "—", "");
+        row("sequential p50", fmt(percentile(relaySeq, 50)) + " ms", fmt(percentile(directSeq, 50)) + " ms",
+            ratio(percentile(relaySeq, 50), percentile(directSeq, 50)), "≤ 1.5x");
+        row("sequential p99", fmt(percentile(relaySeq, 99)) + " ms", fmt(percentile(directSeq, 99)) + " ms",
+            ratio(percentile(relaySeq, 99), percentile(directSeq, 99)), "");
+        row("throughput, concurrency 1", fmt(relayC1) + " calls/s", fmt(directC1) + " calls/s", ratio(relayC1, directC1), "");
+        row("throughput, concurrency 16", fmt(relayC16) + " calls/s", fmt(directC16) + " calls/s", ratio(relayC16, directC16), "≥ 0.8x");
+        row("1 MiB echo p50", fmt(percentile(relayBig, 50)) + " ms", fmt(percentile(directBig, 50)) + " ms",
+            ratio(percentile(relayBig, 50), percentile(directBig, 50)), "≤ 1.5x");
+        row("relay peak RSS", (rss / 1024) + " MiB", "—", "—", "≤ 120 MiB");
+      }
+    }
+    System.out.println("| measure | relay | direct | ratio | target |");
+    System.out.println("|---|---|---|---|---|");
+    rows.forEach(System.out::println);
+  }
+
+  private void warmUp(Relayed relay, Direct direct) throws Exception {
+    relay.sequential(2000, 64);
+    direct.sequential(2000, 64);
+    relay.throughput(16, 2, 64);
+    direct.throughput(16, 2, 64);
+  }
+
+  private double[] startups(URI url) throws Exception {
+    double[] ms = new double[startups];
+    for (int i = 0; i < startups; i++) {
+      long t0 = System.nanoTime();
+      Process p = new ProcessBuilder(launcher, url.toString()).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+      OutputStream in = p.getOutputStream();
+      in.write((INIT + "\n").getBytes(StandardCharsets.UTF_8));
+      in.flush();
+      BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+      String line = out.readLine();
+      ms[i] = (System.nanoTime() - t0) / 1e6;
+      if (line == null || !line.contains("\"init\"")) {
+        throw new IllegalStateException("no initialize answer: " + line);
+      }
+      in.close();
+      p.waitFor(10, TimeUnit.SECONDS);
+    }
+    return ms;
+  }
+
+  private void row(String measure, String relay, String direct, String ratio, String target) {
+    rows.add("| " + measure + " | " + relay + " | " + direct + " | " + ratio + " | " + target + " |");
+  }
+
+  static String call(long id, int size) {
+    return "{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"method\":\"tools/call\",\"params\":{\"name\":\"echo\",\"arguments\":{\"text\":\""
+        + "x".repeat(size) + "\"}}}";
+  }
+
+  static double percentile(double[] values, double p) {
+    double[] sorted = values.clone();
+    Arrays.sort(sorted);
+    int index = (int) Math.ceil(p / 100.0 * sorted.length) - 1;
+    return sorted[Math.max(0, Math.min(sorted.length - 1, index))];
+  }
+
+  static String fmt(double v) {
+    return v >= 100 ? String.format(Locale.ROOT, "%.0f", v) : String.format(Locale.ROOT, "%.2f", v);
+  }
+
+  static String ratio(double a, double b) {
+    return String.format(Locale.ROOT, "%.2fx", a / b);
+  }
+
+  /** The relay as a child process, driven over its stdin and stdout. */
+  static final class Relayed implements AutoCloseable {
+    private final Process process;
+    private final OutputStream in;
+    private final BufferedReader out;
+    private final AtomicLong ids = new AtomicLong(1);
+
+    Relayed(String launcher, URI url) throws IOException {
+      process = new ProcessBuilder(launcher, "-q", url.toString()).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+      in = process.getOutputStream();
+      out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8), 1 << 20);
+      send(INIT);
+      out.readLine();
+      send("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
+    }
+
+    synchronized void send(String line) throws IOException {
+      in.write((line + "\n").getBytes(StandardCharsets.UTF_8));
+      in.flush();
+    }
+
+    double[] sequential(int n, int size) throws IOException {
+      double[] ms = new double[n];
+      for (int i = 0; i < n; i++) {
+        String request = call(ids.getAndIncrement(), size);
+        long t0 = System.nanoTime();
+        send(request);
+        String line = out.readLine();
+        ms[i] = (System.nanoTime() - t0) / 1e6;
+        if (line == null || !line.contains("\"result\"")) {
+          throw new IllegalStateException("bad answer: " + (line == null ? null : line.substring(0, Math.min(200, line.length()))));
+        }
+      }
+      return ms;
+    }
+
+    double throughput(int concurrency, int seconds, int size) throws Exception {
+      Semaphore window = new Semaphore(concurrency);
+      AtomicBoolean stop = new AtomicBoolean();
+      AtomicLong sent = new AtomicLong();
+      Thread writer = Thread.ofPlatform().start(() -> {
+        try {
+          while (!stop.get()) {
+            if (window.tryAcquire(100, TimeUnit.MILLISECONDS)) {
+              send(call(ids.getAndIncrement(), size));
+              sent.incrementAndGet();
+            }
+          }
+        } catch (Exception e) {
+          throw new IllegalStateException(e);
+        }
+      });
+      long done = 0;
+      long t0 = System.nanoTime();
+      long end = t0 + TimeUnit.SECONDS.toNanos(seconds);
+      while (System.nanoTime() < end) {
+        out.readLine();
+        window.release();
+        done++;
+      }
+      double elapsed = (System.nanoTime() - t0) / 1e9;
+      stop.set(true);
+      writer.join();
+      for (long pending = sent.get() - done; pending > 0; pending--) {
+        out.readLine(); // drain the window
+      }
+      return done / elapsed;
+    }
+
+    long peakRssKb() throws IOException {
+      long pid = process.descendants().map(ProcessHandle::pid).findFirst().orElse(process.pid());
+      for (long candidate : new long[] {process.pid(), pid}) {
+        Path status = Path.of("/proc/" + candidate + "/status");
+        if (Files.exists(status)) {
+          for (String line : Files.readAllLines(status)) {
+            if (line.startsWith("VmHWM:")) {
+              return Long.parseLong(line.replaceAll("[^0-9]", ""));
+            }
+          }
+        }
+      }
+      return -1;
+    }
+
+    @Override
+    public void close() throws Exception {
+      in.close();
+      process.waitFor(10, TimeUnit.SECONDS);
+    }
+  }
+
+  /** Direct calls from this JVM to the upstream, for comparison. */
+  static final class Direct {
+    private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    private final URI url;
+    private final String session;
+    private final AtomicLong ids = new AtomicLong(1);
+
+    Direct(URI url) throws Exception {
+      this.url = url;
+      HttpResponse<String> init = client.send(request(INIT, null), HttpResponse.BodyHandlers.ofString());
+      session = init.headers().firstValue("mcp-session-id").orElse(null);
+    }
+
+    private HttpRequest request(String body, String sessionId) {
+      HttpRequest.Builder b = HttpRequest.newBuilder(url)
+          .header("Content-Type", "application/json")
+          .header("Accept", "application/json, text/event-stream")
+          .POST(HttpRequest.BodyPublishers.ofString(body));
+      if (sessionId != null) {
+        b.header("Mcp-Session-Id", sessionId).header("MCP-Protocol-Version", "2025-11-25");
+      }
+      return b.build();
+    }
+
+    private void once(int size) throws Exception {
+      HttpResponse<String> r = client.send(request(call(ids.getAndIncrement(), size), session), HttpResponse.BodyHandlers.ofString());
+      if (r.statusCode() != 200 || !r.body().contains("\"result\"")) {
+        throw new IllegalStateException("direct call failed: " + r.statusCode());
+      }
+    }
+
+    double[] sequential(int n, int size) throws Exception {
+      double[] ms = new double[n];
+      for (int i = 0; i < n; i++) {
+        long t0 = System.nanoTime();
+        once(size);
+        ms[i] = (System.nanoTime() - t0) / 1e6;
+      }
+      return ms;
+    }
+
+    double throughput(int concurrency, int seconds, int size) throws Exception {
+      AtomicLong done = new AtomicLong();
+      long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+      long t0 = System.nanoTime();
+      List<Thread> workers = new ArrayList<>();
+      for (int i = 0; i < concurrency; i++) {
+        workers.add(Thread.ofPlatform().start(() -> {
+          try {
+            while (System.nanoTime() < end) {
+              once(size);
+              done.incrementAndGet();
+            }
+          } catch (Exception e) {
+            throw new IllegalStateException(e);
+          }
+        }));
+      }
+      for (Thread w : workers) {
+        w.join();
+      }
+      return done.get() / ((System.nanoTime() - t0) / 1e9);
+    }
+  }
+}
