@@ -1,0 +1,173 @@
+package dev.mcpstdio.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.mcpstdio.relay.Header;
+import dev.mcpstdio.relay.RelayConfig;
+import dev.mcpstdio.stdio.Log;
+import dev.mcpstdio.stdio.Redactor;
+import dev.mcpstdio.testing.LineCollector;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class RelayCommandTest {
+
+  private final LineCollector stderr = new LineCollector();
+  private final Redactor redactor = new Redactor();
+  private final Log log = new Log(stderr, Log.Level.INFO, redactor);
+  private final StringWriter usage = new StringWriter();
+
+  private RelayConfig parse(Map<String, String> env, String... args) throws UsageException {
+    RelayCommand.Parsed parsed = RelayCommand.parse(args, env, log, new PrintWriter(usage));
+    assertThat(parsed.exitNow()).isNull();
+    return parsed.config();
+  }
+
+  private RelayConfig parse(String... args) throws UsageException {
+    return parse(Map.of(), args);
+  }
+
+  private int exitCodeOf(String... args) {
+    try {
+      RelayCommand.Parsed parsed = RelayCommand.parse(args, Map.of(), log, new PrintWriter(usage));
+      return parsed.exitNow() == null ? -1 : parsed.exitNow();
+    } catch (UsageException e) {
+      return e.exitCode();
+    }
+  }
+
+  @Test
+  void defaultsFollowTheReference() throws Exception {
+    RelayConfig c = parse("https://example.com/mcp");
+    assertThat(c.url().toString()).isEqualTo("https://example.com/mcp");
+    assertThat(c.connectTimeout()).isEqualTo(Duration.ofSeconds(10));
+    assertThat(c.readTimeout()).isEqualTo(Duration.ofSeconds(120));
+    assertThat(c.streamReadTimeout()).isEqualTo(Duration.ofSeconds(300));
+    assertThat(c.maxMessageSize()).isEqualTo(10L * 1024 * 1024);
+    assertThat(c.tcpKeepAlive()).isTrue();
+    assertThat(c.cancelFilter()).isTrue();
+    assertThat(c.normalizeArguments()).isTrue();
+    assertThat(c.check()).isFalse();
+    assertThat(c.headers()).isEmpty();
+    assertThat(c.logLevel()).isEqualTo(Log.Level.INFO);
+  }
+
+  @Test
+  void everyFlagReachesTheConfig() throws Exception {
+    RelayConfig c = parse("--timeout-connect", "2.5", "--timeout-read", "30", "--sse-read-timeout", "0",
+        "--max-message-size", "0", "--no-tcp-keepalive", "--no-cancel-filter", "--no-normalize-arguments",
+        "--ca-file", "/tmp/a.pem", "--ca-file", "/tmp/b.pem", "--check", "-v", "-H", "X-A: 1", "--header", "X-B:2",
+        "http://127.0.0.1:9/mcp");
+    assertThat(c.connectTimeout()).isEqualTo(Duration.ofMillis(2500));
+    assertThat(c.readTimeout()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(c.streamReadTimeout()).isZero();
+    assertThat(c.maxMessageSize()).isZero();
+    assertThat(c.tcpKeepAlive()).isFalse();
+    assertThat(c.cancelFilter()).isFalse();
+    assertThat(c.normalizeArguments()).isFalse();
+    assertThat(c.caFiles()).containsExactly(Path.of("/tmp/a.pem"), Path.of("/tmp/b.pem"));
+    assertThat(c.check()).isTrue();
+    assertThat(c.logLevel()).isEqualTo(Log.Level.DEBUG);
+    assertThat(c.headers()).containsExactly(new Header("X-A", "1"), new Header("X-B", "2"));
+  }
+
+  @Test
+  void bearerTokenComesFromFlagOrEnvironmentAndIsRegisteredAsSecret() throws Exception {
+    RelayConfig fromEnv = parse(Map.of("MCP_BEARER_TOKEN", "env-token-123"), "https://x/mcp");
+    assertThat(fromEnv.headers()).containsExactly(new Header("Authorization", "Bearer env-token-123"));
+    RelayConfig fromFlag = parse(Map.of("MCP_BEARER_TOKEN", "env-token-123"), "--bearer-token", "flag-token-456", "https://x/mcp");
+    assertThat(fromFlag.headers()).containsExactly(new Header("Authorization", "Bearer flag-token-456"));
+    assertThat(redactor.scrub("a flag-token-456 b env-token-123")).isEqualTo("a <redacted> b <redacted>");
+  }
+
+  @Test
+  void anEmptyExplicitTokenSendsNoHeaderAndWarns() throws Exception {
+    RelayConfig c = parse(Map.of("MCP_BEARER_TOKEN", "ignored-token"), "--bearer-token", "", "https://x/mcp");
+    assertThat(c.headers()).isEmpty();
+    assertThat(stderr.snapshot()).anyMatch(l -> l.contains("warning: --bearer-token is empty"));
+  }
+
+  @Test
+  void aHeaderPinReplacesTheBearerHeaderWithAWarning() throws Exception {
+    RelayConfig c = parse("--bearer-token", "abcd1234", "-H", "authorization: Basic Zm9vOmJhcg==", "https://x/mcp");
+    assertThat(c.headers()).containsExactly(new Header("authorization", "Basic Zm9vOmJhcg=="));
+    assertThat(stderr.snapshot()).anyMatch(l -> l.contains("replaces the --bearer-token header"));
+    assertThat(redactor.scrub("Zm9vOmJhcg==")).isEqualTo("<redacted>");
+  }
+
+  @Test
+  void credentialHeadersAreRegisteredAsSecrets() throws Exception {
+    parse("-H", "X-Api-Key: k-0123456789", "-H", "X-Plain: visible-value", "https://x/mcp");
+    assertThat(redactor.scrub("k-0123456789 visible-value")).isEqualTo("<redacted> visible-value");
+  }
+
+  @Test
+  void badHeadersExitWithOne() {
+    assertThat(exitCodeOf("-H", "Bad Name: x", "https://x/mcp")).isEqualTo(1);
+    assertThat(exitCodeOf("-H", "NoColon", "https://x/mcp")).isEqualTo(1);
+    assertThat(exitCodeOf("-H", "X-A: a\rb", "https://x/mcp")).isEqualTo(1);
+    assertThat(exitCodeOf("-H", "Host: evil", "https://x/mcp")).isEqualTo(1);
+    assertThat(exitCodeOf("--bearer-token", "a\nb", "https://x/mcp")).isEqualTo(1);
+  }
+
+  @Test
+  void usageErrorsExitWithTwo() {
+    assertThat(exitCodeOf()).isEqualTo(2);
+    assertThat(exitCodeOf("ftp://x/mcp")).isEqualTo(2);
+    assertThat(exitCodeOf("https://user:pw@x/mcp")).isEqualTo(2);
+    assertThat(exitCodeOf("https:///mcp")).isEqualTo(2);
+    assertThat(exitCodeOf("--timeout-read", "NaN", "https://x/mcp")).isEqualTo(2);
+    assertThat(exitCodeOf("--timeout-read", "Infinity", "https://x/mcp")).isEqualTo(2);
+    assertThat(exitCodeOf("--timeout-read", "0", "https://x/mcp")).isEqualTo(2);
+    assertThat(exitCodeOf("--timeout-connect", "-1", "https://x/mcp")).isEqualTo(2);
+    assertThat(exitCodeOf("--max-message-size", "-5", "https://x/mcp")).isEqualTo(2);
+    assertThat(exitCodeOf("--log-level", "loud", "https://x/mcp")).isEqualTo(2);
+    assertThat(exitCodeOf("--no-such-flag", "https://x/mcp")).isEqualTo(2);
+  }
+
+  @Test
+  void helpAndVersionExitZero() {
+    assertThat(exitCodeOf("--help")).isZero();
+    assertThat(usage.toString()).contains("Usage: mcp-stdio").contains("--bearer-token");
+    assertThat(exitCodeOf("-V")).isZero();
+    assertThat(usage.toString()).contains("mcp-stdio ");
+  }
+
+  @Test
+  void theDeprecatedTestFlagIsCheckWithAWarning() throws Exception {
+    assertThat(parse("--test", "https://x/mcp").check()).isTrue();
+    assertThat(stderr.snapshot()).anyMatch(l -> l.contains("--test is deprecated"));
+  }
+
+  @Test
+  void plaintextCredentialsToARemoteHostWarn() throws Exception {
+    parse("--bearer-token", "tok-abcdef", "http://remote.example/mcp");
+    assertThat(stderr.snapshot()).anyMatch(l -> l.contains("unencrypted"));
+    LineCollector quiet = new LineCollector();
+    RelayCommand.parse(new String[] {"--bearer-token", "tok-abcdef", "http://127.0.0.1:1/mcp"}, Map.of(),
+        new Log(quiet, Log.Level.INFO, new Redactor()), new PrintWriter(new StringWriter()));
+    assertThat(quiet.snapshot()).isEmpty();
+  }
+
+  @Test
+  void quietAndLogLevel() throws Exception {
+    assertThat(parse("-q", "https://x/mcp").logLevel()).isEqualTo(Log.Level.WARN);
+    assertThat(parse("--log-level", "error", "https://x/mcp").logLevel()).isEqualTo(Log.Level.ERROR);
+    assertThat(parse("--log-level", "WARNING", "https://x/mcp").logLevel()).isEqualTo(Log.Level.WARN);
+  }
+
+  @Test
+  void theUrlIsValidatedFully() {
+    assertThatThrownBy(() -> RelayCommand.url("https://x/mcp#frag")).isInstanceOf(UsageException.class);
+    assertThatThrownBy(() -> RelayCommand.url("not a url")).isInstanceOf(UsageException.class);
+    List.of("http://localhost:1/mcp", "https://[::1]:8443/mcp", "https://example.com/mcp?tenant=a")
+        .forEach(u -> assertThatCode(() -> RelayCommand.url(u)).doesNotThrowAnyException());
+  }
+}
