@@ -82,7 +82,11 @@ final class EchoUpstream implements AutoCloseable {
   }
 
   @Override
-  public void close() throws Exception {
-    server.stop();
+  public void close() {
+    try {
+      server.stop();
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
   }
 }

@@ -240,9 +240,13 @@ public final class RelayBenchmark {
     }
 
     @Override
-    public void close() throws Exception {
+    public void close() throws IOException {
       in.close();
-      process.waitFor(10, TimeUnit.SECONDS);
+      try {
+        process.waitFor(10, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
     }
   }
 

@@ -193,18 +193,40 @@ public final class FakeMcpServer implements AutoCloseable {
   private final BlockingQueue<String> pushes = new LinkedBlockingQueue<>();
   private volatile Function<Exchange, Reply> script;
   private final String path;
+  private final String scheme;
 
   public FakeMcpServer(Function<Exchange, Reply> script) {
     this("/mcp", script);
   }
 
   public FakeMcpServer(String path, Function<Exchange, Reply> script) {
+    this(path, null, script);
+  }
+
+  /** A server on https with the key in {@code keyStore} (PKCS12, password "changeit"). */
+  public static FakeMcpServer tls(java.nio.file.Path keyStore, Function<Exchange, Reply> script) {
+    return new FakeMcpServer("/mcp", keyStore, script);
+  }
+
+  private FakeMcpServer(String path, java.nio.file.Path keyStore, Function<Exchange, Reply> script) {
     this.path = path;
     this.script = script;
+    this.scheme = keyStore == null ? "http" : "https";
     QueuedThreadPool pool = new QueuedThreadPool(256, 4);
     pool.setName("fake-mcp");
     server = new Server(pool);
-    connector = new ServerConnector(server);
+    if (keyStore == null) {
+      connector = new ServerConnector(server);
+    } else {
+      org.eclipse.jetty.util.ssl.SslContextFactory.Server ssl = new org.eclipse.jetty.util.ssl.SslContextFactory.Server();
+      ssl.setKeyStorePath(keyStore.toString());
+      ssl.setKeyStorePassword("changeit");
+      ssl.setKeyStoreType("PKCS12");
+      org.eclipse.jetty.server.HttpConfiguration https = new org.eclipse.jetty.server.HttpConfiguration();
+      https.addCustomizer(new org.eclipse.jetty.server.SecureRequestCustomizer(false));
+      connector = new ServerConnector(server, new org.eclipse.jetty.server.SslConnectionFactory(ssl, "http/1.1"),
+          new org.eclipse.jetty.server.HttpConnectionFactory(https));
+    }
     connector.setHost("127.0.0.1");
     connector.setPort(0);
     server.addConnector(connector);
@@ -232,7 +254,7 @@ public final class FakeMcpServer implements AutoCloseable {
   }
 
   public URI url() {
-    return URI.create("http://127.0.0.1:" + connector.getLocalPort() + path);
+    return URI.create(scheme + "://" + (scheme.equals("https") ? "localhost" : "127.0.0.1") + ":" + connector.getLocalPort() + path);
   }
 
   public int port() {

@@ -38,6 +38,10 @@ public final class RelayHarness implements AutoCloseable {
   private final CompletableFuture<Integer> exit = new CompletableFuture<>();
 
   private RelayHarness(RelayConfig config, boolean realSleeps) {
+    this(config, realSleeps, Map.of());
+  }
+
+  private RelayHarness(RelayConfig config, boolean realSleeps, Map<String, String> env) {
     Sleeper sleeper =
         d -> {
           sleeps.add(d);
@@ -45,7 +49,7 @@ public final class RelayHarness implements AutoCloseable {
         };
     HttpClient client;
     try {
-      client = OutboundHttp.create(new OutboundHttp.Settings(config.connectTimeout(), config.caFiles(), Map.of()));
+      client = OutboundHttp.create(new OutboundHttp.Settings(config.connectTimeout(), config.caFiles(), env));
     } catch (java.io.IOException e) {
       throw new IllegalStateException(e);
     }
@@ -73,6 +77,11 @@ public final class RelayHarness implements AutoCloseable {
 
   public static RelayHarness start(URI url, UnaryOperator<RelayConfig> customize) {
     return new RelayHarness(customize.apply(config(url)), false);
+  }
+
+  /** A relay whose environment (proxy variables) is {@code env}. */
+  public static RelayHarness startWithEnv(URI url, Map<String, String> env, UnaryOperator<RelayConfig> customize) {
+    return new RelayHarness(customize.apply(config(url)), false, env);
   }
 
   public static RelayHarness startWithRealSleeps(URI url, UnaryOperator<RelayConfig> customize) {
