@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit;
 final class IdleWatchdog {
 
   private final ScheduledExecutorService timer;
-  private final long timeoutNanos;
+  private volatile long timeoutNanos;
   private final Runnable onIdle;
   private volatile long lastActivity;
   private volatile boolean stopped;
@@ -37,6 +37,20 @@ final class IdleWatchdog {
 
   void touch() {
     lastActivity = System.nanoTime();
+  }
+
+  /** Lowers the timeout to {@code timeout} from now on (never raises it). */
+  synchronized void shorten(Duration timeout) {
+    long nanos = timeout.toNanos();
+    if (stopped || (timeoutNanos > 0 && nanos >= timeoutNanos)) {
+      return;
+    }
+    timeoutNanos = nanos;
+    lastActivity = System.nanoTime();
+    if (pending != null) {
+      pending.cancel(false);
+    }
+    pending = timer.schedule(this::check, nanos, TimeUnit.NANOSECONDS);
   }
 
   synchronized void stop() {

@@ -58,6 +58,7 @@ final class ResponseReader implements HttpResponse.BodySubscriber<ResponseReader
   private volatile Flow.Subscription subscription;
   private long received;
   private boolean overflowed;
+  private volatile boolean answered;
 
   /**
    * @param encoding the response's Content-Encoding, already checked to be supported
@@ -78,7 +79,13 @@ final class ResponseReader implements HttpResponse.BodySubscriber<ResponseReader
         new IdleWatchdog(
             timer,
             idleTimeout,
-            () -> fail("no data from upstream for " + idleTimeout.toSeconds() + " s (--timeout-read)", true));
+            () -> {
+              if (answered) {
+                endEarly(); // the answer is in; the server just did not end the stream
+              } else {
+                fail("no data from upstream for " + idleTimeout.toSeconds() + " s (--timeout-read)", true);
+              }
+            });
     int expected = contentLength > 0 && contentLength <= this.maxBytes && contentLength < (1 << 28) && encodingIsIdentity(encoding)
         ? (int) contentLength : 512;
     this.collected = format == Format.EVENT_STREAM ? null : new ByteArrayOutputStream(format == Format.DRAIN ? 512 : expected);
@@ -179,6 +186,25 @@ final class ResponseReader implements HttpResponse.BodySubscriber<ResponseReader
       return;
     }
     finish(new Result(overflowed ? null : bytes(), null, true, lastEventId(), retry()));
+  }
+
+  /**
+   * The stream's purpose is served (it carried the request's answer). A server should end the
+   * stream now; if it stays silent for {@code grace}, the relay ends it instead, as a normal end,
+   * rather than holding a connection and an exchange open until the read timeout.
+   */
+  void answered(Duration grace) {
+    answered = true;
+    watchdog.shorten(grace);
+  }
+
+  private void endEarly() {
+    if (finish(new Result(bytes(), null, true, lastEventId(), retry()))) {
+      Flow.Subscription s = subscription;
+      if (s != null) {
+        s.cancel();
+      }
+    }
   }
 
   /** Abandons the body; the connection is closed. */

@@ -44,6 +44,9 @@ final class Upstream {
   /** Consecutive resumptions that deliver nothing before the relay gives up on a stream. */
   static final int MAX_RESUME_ATTEMPTS = 5;
 
+  /** How long a request's stream may stay open and silent after carrying the answer. */
+  static final Duration ANSWERED_GRACE = Duration.ofSeconds(1);
+
   /** Delay before resuming when the server did not ask for one with {@code retry:}. */
   static final Duration DEFAULT_RESUME_DELAY = Duration.ofMillis(500);
 
@@ -292,6 +295,7 @@ final class Upstream {
           onResponse.accept(info.statusCode());
           ResponseReader r = reader(info, delivery, idleTimeout, streamOnly);
           reader.set(r);
+          delivery.reader = r;
           active.add(r);
           return r;
         };
@@ -404,6 +408,7 @@ final class Upstream {
     final AtomicBoolean emitted = new AtomicBoolean();
     final java.util.concurrent.atomic.AtomicInteger count = new java.util.concurrent.atomic.AtomicInteger();
     volatile boolean eventStream;
+    volatile ResponseReader reader;
 
     Delivery(Call call) {
       this.callId = call == null ? null : call.requestId();
@@ -430,6 +435,10 @@ final class Upstream {
       count.incrementAndGet();
       if (callId != null && message instanceof Response r && callId.equals(r.id())) {
         answer.compareAndSet(null, r);
+        ResponseReader current = reader;
+        if (current != null && eventStream) {
+          current.answered(ANSWERED_GRACE);
+        }
         if (internal) {
           return true;
         }

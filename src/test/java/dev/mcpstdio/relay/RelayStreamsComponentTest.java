@@ -250,8 +250,25 @@ class RelayStreamsComponentTest {
         relay.send("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
         relay.send(CALL);
         assertThat(relay.answerTo("7")).contains("\"streamOpen\":true");
-        relay.stdout.nextMatching(l -> l.contains("elicitation/create"), RelayHarness.TIMEOUT);
+        Await.until("elicitation relayed", () -> relay.stdout.snapshot().stream().anyMatch(l -> l.contains("elicitation/create")));
       }
+    }
+  }
+
+  @Test
+  void aStreamLeftOpenAfterTheAnswerIsEndedByTheRelay() {
+    try (FakeMcpServer server = new FakeMcpServer(e -> "tools/call".equals(e.rpcMethod())
+            ? Reply.sse(List.of(Step.message(FakeMcpServer.result(e.rpcIdJson(), "{}")), Step.pause(Duration.ofSeconds(30))))
+            : FakeMcpServer.standard(e));
+        RelayHarness relay = RelayHarness.start(server.url(), c -> c.withMode(false, dev.mcpstdio.stdio.Log.Level.DEBUG, Duration.ofSeconds(5)))) {
+      relay.initialize();
+      relay.send(CALL);
+      relay.answerTo("7");
+      long t0 = System.nanoTime();
+      assertThat(relay.closeAndAwait()).isZero();
+      long millis = (System.nanoTime() - t0) / 1_000_000;
+      assertThat(millis).as("shutdown waited for a stream that had served its purpose").isLessThan(3_000);
+      assertThat(relay.log()).doesNotContain("abandoning");
     }
   }
 }

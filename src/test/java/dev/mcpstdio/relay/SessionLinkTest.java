@@ -36,7 +36,7 @@ class SessionLinkTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"", "a b", "a\tb", "é", "id\u007f", "a\u0000"})
+  @ValueSource(strings = {"", "a b", "a\tb", "é", "id\u007f", "a\u0000b"})
   void sessionIdMustBeVisibleAscii(String id) {
     assertThat(SessionLink.sessionIdOf(headers("mcp-session-id", id))).isNull();
   }
