@@ -118,6 +118,15 @@ public final class JsonRpcCodec {
       }
     }
     boolean idIsNull = idPresent && idSpan.is(bytes, "null");
+    // Some peers write the unused member as null ("error": null beside a result); read that as
+    // absent. A lone "result": null stays a result: null is a valid result value.
+    if (result != null && error != null) {
+      if (error.is(bytes, "null")) {
+        error = null;
+      } else if (result.is(bytes, "null")) {
+        result = null;
+      }
+    }
     if (methodPresent) {
       if (method == null) {
         return new Invalid(bytes, id, "\"method\" must be a string");

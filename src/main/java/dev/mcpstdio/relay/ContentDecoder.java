@@ -86,6 +86,9 @@ abstract class ContentDecoder {
     private byte[] header = new byte[0];
     private long decoded;
     private boolean done;
+    private final java.util.zip.CRC32 crc = new java.util.zip.CRC32();
+    private final byte[] trailer = new byte[8]; // gzip: CRC32 and ISIZE, little-endian
+    private int trailerLength;
 
     Inflating(boolean gzip, long maxDecoded, Sink sink) {
       super(sink);
@@ -98,7 +101,8 @@ abstract class ContentDecoder {
       byte[] input = new byte[buffer.remaining()];
       buffer.get(input);
       if (done) {
-        return; // trailer bytes or a second member: ignored
+        collectTrailer(input, 0, input.length); // then any second member is ignored
+        return;
       }
       if (inflater == null) {
         header = concat(header, input);
@@ -174,6 +178,7 @@ abstract class ContentDecoder {
               throw new TooLargeException(
                   "decompressed response exceeds --max-message-size (" + maxDecoded + " bytes)");
             }
+            crc.update(out, 0, n);
             sink.accept(out, 0, n);
           } else if (inflater.needsInput() || inflater.needsDictionary()) {
             break;
@@ -184,8 +189,16 @@ abstract class ContentDecoder {
       }
       if (inflater.finished()) {
         done = true;
+        int remaining = inflater.getRemaining();
         inflater.end();
+        collectTrailer(input, input.length - remaining, remaining);
       }
+    }
+
+    private void collectTrailer(byte[] bytes, int offset, int length) {
+      int n = Math.min(length, trailer.length - trailerLength);
+      System.arraycopy(bytes, offset, trailer, trailerLength, n);
+      trailerLength += n;
     }
 
     @Override
@@ -196,6 +209,21 @@ abstract class ContentDecoder {
         }
         throw new IOException("compressed response ended early");
       }
+      if (gzip) {
+        if (trailerLength < trailer.length) {
+          throw new IOException("compressed response ended early (gzip trailer missing)");
+        }
+        if (littleEndian(0) != crc.getValue() || littleEndian(4) != (decoded & 0xFFFFFFFFL)) {
+          throw new IOException("corrupt compressed response: gzip checksum mismatch");
+        }
+      }
+    }
+
+    private long littleEndian(int offset) {
+      return (trailer[offset] & 0xFFL)
+          | (trailer[offset + 1] & 0xFFL) << 8
+          | (trailer[offset + 2] & 0xFFL) << 16
+          | (trailer[offset + 3] & 0xFFL) << 24;
     }
 
     private static byte[] concat(byte[] a, byte[] b) {

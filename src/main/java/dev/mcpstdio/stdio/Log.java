@@ -81,7 +81,7 @@ public final class Log {
     if (level.ordinal() < threshold.ordinal()) {
       return;
     }
-    String clean = redactor.scrub(message);
+    String clean = redactor.scrub(message).stripTrailing();
     StringBuilder text = new StringBuilder(clean.length() + 32);
     for (String line : clean.split("\r\n|\r|\n", -1)) {
       text.append(PREFIX).append(tag).append(label).append(line).append('\n');

@@ -93,15 +93,15 @@ public final class Redactor {
 
   /** Replaces the credential after every case-insensitive {@code Bearer } with a marker. */
   static String scrubBearer(String text) {
-    int from = indexOfIgnoreCase(text, "bearer ", 0);
+    int from = indexOfBearer(text, 0);
     if (from < 0) {
       return text;
     }
     StringBuilder out = new StringBuilder(text.length());
     int copied = 0;
     while (from >= 0) {
-      int tokenStart = from + "bearer ".length();
-      while (tokenStart < text.length() && text.charAt(tokenStart) == ' ') {
+      int tokenStart = from + "bearer".length();
+      while (tokenStart < text.length() && (text.charAt(tokenStart) == ' ' || text.charAt(tokenStart) == '\t')) {
         tokenStart++;
       }
       int tokenEnd = tokenStart;
@@ -113,7 +113,7 @@ public final class Redactor {
         out.append(REDACTED);
       }
       copied = tokenEnd;
-      from = indexOfIgnoreCase(text, "bearer ", Math.max(tokenEnd, from + 1));
+      from = indexOfBearer(text, Math.max(tokenEnd, from + 1));
     }
     out.append(text, copied, text.length());
     return out.toString();
@@ -126,6 +126,19 @@ public final class Redactor {
         || (c >= '0' && c <= '9')
         || c == '-' || c == '.' || c == '_' || c == '~' || c == '+' || c == '/' || c == '='
         || c == ':' || c == '%';
+  }
+
+  /** The next case-insensitive "bearer" followed by a space or a tab. */
+  private static int indexOfBearer(String text, int from) {
+    int at = indexOfIgnoreCase(text, "bearer", from);
+    while (at >= 0) {
+      int next = at + "bearer".length();
+      if (next < text.length() && (text.charAt(next) == ' ' || text.charAt(next) == '\t')) {
+        return at;
+      }
+      at = indexOfIgnoreCase(text, "bearer", at + 1);
+    }
+    return -1;
   }
 
   private static int indexOfIgnoreCase(String text, String needle, int from) {

@@ -448,4 +448,17 @@ class JsonRpcCodecTest {
     r = (Request) JsonRpcCodec.parse(bytes);
     assertThat(r.params().text(bytes)).isEqualTo("\"x\"");
   }
+
+  @Test
+  void anUnusedMemberWrittenAsNullIsReadAsAbsent() throws Exception {
+    var withNullError = JsonRpcCodec.parse("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{},\"error\":null}".getBytes(StandardCharsets.UTF_8));
+    assertThat(withNullError).isInstanceOf(Response.class);
+    assertThat(((Response) withNullError).isError()).isFalse();
+    var withNullResult = JsonRpcCodec.parse("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":null,\"error\":{\"code\":1,\"message\":\"m\"}}".getBytes(StandardCharsets.UTF_8));
+    assertThat(((Response) withNullResult).isError()).isTrue();
+    var nullResult = JsonRpcCodec.parse("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":null}".getBytes(StandardCharsets.UTF_8));
+    assertThat(((Response) nullResult).isError()).isFalse();
+    var both = JsonRpcCodec.parse("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{},\"error\":{\"code\":1,\"message\":\"m\"}}".getBytes(StandardCharsets.UTF_8));
+    assertThat(both).isInstanceOf(Invalid.class);
+  }
 }

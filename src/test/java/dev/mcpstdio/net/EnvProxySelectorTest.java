@@ -243,4 +243,12 @@ class EnvProxySelectorTest {
     EnvProxySelector s = EnvProxySelector.fromEnvironment(Map.of("HTTP_PROXY", "http://p:1", "HTTPS_PROXY", "http://p:1"));
     assertThat(proxyFor(s, "http://a.test/")).isEqualTo(proxyFor(s, "https://a.test/"));
   }
+
+  @Test
+  void onlyRealLoopbackAddressesBypassTheProxy() {
+    EnvProxySelector s = selector("HTTP_PROXY", "http://proxy:3128");
+    assertThat(s.select(URI.create("http://127.0.0.1/x"))).containsExactly(Proxy.NO_PROXY);
+    assertThat(s.select(URI.create("http://127.10.0.1:8080/x"))).containsExactly(Proxy.NO_PROXY);
+    assertThat(s.select(URI.create("http://127.evil.com/x"))).doesNotContain(Proxy.NO_PROXY);
+  }
 }

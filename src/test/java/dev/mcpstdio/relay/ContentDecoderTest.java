@@ -254,4 +254,24 @@ class ContentDecoderTest {
     ContentDecoder d = ContentDecoder.forEncoding("gzip", 0, (b, o, l) -> {});
     assertThatThrownBy(() -> d.feed(ByteBuffer.wrap(gz))).isInstanceOf(IOException.class);
   }
+
+  private static void decodeWhole(byte[] body) throws IOException {
+    ContentDecoder d = ContentDecoder.forEncoding("gzip", 0, (b, o, l) -> {});
+    d.feed(ByteBuffer.wrap(body));
+    d.finish();
+  }
+
+  @Test
+  void aGzipBodyWithAWrongChecksumOrNoTrailerIsRejected() throws IOException {
+    byte[] good = gzip("checked payload".getBytes(StandardCharsets.UTF_8), 0);
+    decodeWhole(good);
+    byte[] badCrc = good.clone();
+    badCrc[badCrc.length - 8] ^= 0x01;
+    assertThatThrownBy(() -> decodeWhole(badCrc)).hasMessageContaining("checksum mismatch");
+    byte[] badSize = good.clone();
+    badSize[badSize.length - 1] ^= 0x01;
+    assertThatThrownBy(() -> decodeWhole(badSize)).hasMessageContaining("checksum mismatch");
+    byte[] cut = Arrays.copyOf(good, good.length - 3);
+    assertThatThrownBy(() -> decodeWhole(cut)).hasMessageContaining("trailer missing");
+  }
 }

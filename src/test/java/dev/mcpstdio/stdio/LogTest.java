@@ -176,4 +176,10 @@ class LogTest {
       assertThat(a.substring(a.indexOf("] A") + 3)).isEqualTo(b.substring(b.indexOf("] B") + 3));
     }
   }
+
+  @Test
+  void aTrailingNewlineAddsNoEmptyLine() {
+    log(Log.Level.INFO).info("one line\n");
+    assertThat(out()).isEqualTo("[mcp-stdio] one line\n");
+  }
 }

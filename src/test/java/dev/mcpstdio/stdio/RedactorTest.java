@@ -171,4 +171,10 @@ class RedactorTest {
     assertThat(out).doesNotContain("Bearer x");
     assertThat(out).isEqualTo("Bearer <redacted> ".repeat(1000));
   }
+
+  @Test
+  void bearerFollowedByATabIsRedactedToo() {
+    assertThat(new Redactor().scrub("Authorization: Bearer\tsecret-token-1")).isEqualTo("Authorization: Bearer\t<redacted>");
+    assertThat(new Redactor().scrub("a bearertoken word")).isEqualTo("a bearertoken word");
+  }
 }
