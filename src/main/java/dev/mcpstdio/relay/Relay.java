@@ -90,6 +90,7 @@ public final class Relay {
       chain.add(new NormalizeArguments());
     }
     chain.add(new TrackCancels(ledger));
+    chain.add(new AwaitServerStream(serverStream));
     chain.add(new PaginateLists(inbound, log));
     chain.add(new SessionLink(session, memory, log, serverStream::sessionChanged));
     chain.add(new RetryLink(config.retry(), sleeper, log));
@@ -199,7 +200,7 @@ public final class Relay {
     Call call = Call.of(message);
     CompletableFuture<Void> done = launch(call);
     if (isHandshake(message)) {
-      done.join(); // nothing may overtake the handshake (nor the GET stream it opens)
+      done.join(); // nothing may overtake the handshake (the GET stream starts after it)
     } else {
       order.dispatched(call.handover());
     }
@@ -254,7 +255,6 @@ public final class Relay {
           log.warn(n.method() + " was not delivered: " + SessionLink.describe(outcome));
         } else if ("notifications/initialized".equals(n.method())) {
           serverStream.start();
-          awaitStream();
         }
       }
       case Response resp -> {
@@ -263,20 +263,6 @@ public final class Relay {
         }
       }
       case Invalid ignored -> {}
-    }
-  }
-
-  /**
-   * Waits (bounded) until the GET stream is open or refused, so that a server request prompted
-   * by the host's next message has a stream to arrive on.
-   */
-  private void awaitStream() {
-    try {
-      serverStream.established().get(config.connectTimeout().toMillis(), TimeUnit.MILLISECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    } catch (TimeoutException | java.util.concurrent.ExecutionException ignored) {
-      // carry on without it; the stream keeps trying in the background
     }
   }
 

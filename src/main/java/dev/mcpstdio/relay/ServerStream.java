@@ -44,11 +44,21 @@ final class ServerStream {
   }
 
   /**
-   * Completes once the first GET has an answer (a stream, or a refusal): server requests sent
-   * after that have a stream to travel on.
+   * Waits until the first GET has an answer (a stream, or a refusal), so that a server request
+   * prompted by the caller's message has a stream to travel on. Returns at once when the stream
+   * was never started. Some servers send no response headers until their first event (the Java
+   * SDK's servlet transport does), so the wait is bounded, and after one bounded wait the stream
+   * counts as established: no later message waits again.
    */
-  java.util.concurrent.CompletableFuture<Void> established() {
-    return established;
+  void awaitEstablished(Duration bound) throws InterruptedException {
+    if (thread == null || established.isDone()) {
+      return;
+    }
+    try {
+      established.get(bound.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+    } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
+      established.complete(null);
+    }
   }
 
   void stop() {

@@ -113,9 +113,12 @@ public final class JarProcess implements AutoCloseable {
     }
   }
 
-  /** Sends SIGTERM (on POSIX). */
+  /**
+   * Sends SIGTERM (on POSIX) and nothing else: {@code Process.destroy()} would also close this
+   * side's pipes, so the relay would see EOF and a broken stdout at the same moment.
+   */
   public void terminate() {
-    process.destroy();
+    process.toHandle().destroy();
   }
 
   public String log() {
