@@ -11,8 +11,6 @@ import java.net.http.HttpClient;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 
 /**
  * {@code --check}: one initialize exchange, reported on stderr as a short checklist, exit 0 when
@@ -31,18 +29,14 @@ public final class ConnectivityCheck {
   private ConnectivityCheck() {}
 
   public static int run(RelayConfig config, HttpClient client, Log log) throws InterruptedException {
-    ScheduledExecutorService timer =
-        Executors.newSingleThreadScheduledExecutor(r -> Thread.ofPlatform().daemon().unstarted(r));
-    try {
-      Upstream upstream = new Upstream(client, config, log, timer, message -> {}, Sleeper.REAL);
+    try (IdleWatchdog.Sweeper sweeper = new IdleWatchdog.Sweeper("mcp-stdio-watchdog")) {
+      Upstream upstream = new Upstream(client, config, log, sweeper, message -> {}, Sleeper.REAL);
       log.info("checking " + config.url());
       Request probe = (Request) JsonRpcCodec.parse(PROBE.getBytes(StandardCharsets.UTF_8));
       Outcome outcome = upstream.post(Call.internal(probe));
       return report(outcome, upstream, log);
     } catch (MalformedMessageException e) {
       throw new IllegalStateException(e);
-    } finally {
-      timer.shutdownNow();
     }
   }
 

@@ -1,37 +1,40 @@
 package dev.mcpstdio.relay;
 
 import java.time.Duration;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * Fires once when nothing has happened for a whole timeout: the read timeout of a streaming body,
  * which the JDK client does not offer (its request timeout ends when the headers arrive).
  *
- * <p>{@link #touch()} is a volatile write, cheap enough for every chunk; the timer re-arms itself
- * lazily for the remaining time instead of being rescheduled on each touch.
+ * <p>Watchdogs cost nothing per chunk ({@link #touch()} is one volatile write) and nothing per
+ * exchange beyond a set insertion: no timer task is scheduled, because scheduling wakes a timer
+ * thread, and a wake-up per request is measurable on a relay. One {@link Sweeper} thread looks
+ * at every live watchdog a few times a second instead, and sleeps for good once none has been live
+ * for a while. A timeout therefore fires up to one sweep late (at most 250 ms).
  */
 final class IdleWatchdog {
 
-  private final ScheduledExecutorService timer;
-  private volatile long timeoutNanos;
+  private final Sweeper sweeper;
   private final Runnable onIdle;
+  private volatile long timeoutNanos;
   private volatile long lastActivity;
   private volatile boolean stopped;
-  private ScheduledFuture<?> pending;
 
-  /** A zero or negative timeout disables the watchdog. */
-  IdleWatchdog(ScheduledExecutorService timer, Duration timeout, Runnable onIdle) {
-    this.timer = timer;
+  private IdleWatchdog(Sweeper sweeper, Duration timeout, Runnable onIdle) {
+    this.sweeper = sweeper;
     this.timeoutNanos = timeout.toNanos();
     this.onIdle = onIdle;
   }
 
-  synchronized void start() {
+  /** Starts watching; a zero or negative timeout watches nothing until {@link #shorten}. */
+  void start() {
     lastActivity = System.nanoTime();
     if (timeoutNanos > 0 && !stopped) {
-      pending = timer.schedule(this::check, timeoutNanos, TimeUnit.NANOSECONDS);
+      sweeper.add(this);
     }
   }
 
@@ -39,39 +42,95 @@ final class IdleWatchdog {
     lastActivity = System.nanoTime();
   }
 
-  /** Lowers the timeout to {@code timeout} from now on (never raises it). */
-  synchronized void shorten(Duration timeout) {
+  /** Lowers the timeout to {@code timeout}, counted from now (never raises it). */
+  void shorten(Duration timeout) {
     long nanos = timeout.toNanos();
     if (stopped || (timeoutNanos > 0 && nanos >= timeoutNanos)) {
       return;
     }
     timeoutNanos = nanos;
     lastActivity = System.nanoTime();
-    if (pending != null) {
-      pending.cancel(false);
-    }
-    pending = timer.schedule(this::check, nanos, TimeUnit.NANOSECONDS);
+    sweeper.add(this);
   }
 
-  synchronized void stop() {
+  void stop() {
     stopped = true;
-    if (pending != null) {
-      pending.cancel(false);
-    }
+    sweeper.remove(this);
   }
 
-  private void check() {
-    long idle = System.nanoTime() - lastActivity;
-    synchronized (this) {
-      if (stopped) {
-        return;
-      }
-      if (idle < timeoutNanos) {
-        pending = timer.schedule(this::check, timeoutNanos - idle, TimeUnit.NANOSECONDS);
-        return;
-      }
-      stopped = true;
+  private void check(long now) {
+    if (stopped || now - lastActivity < timeoutNanos) {
+      return;
     }
-    onIdle.run();
+    stopped = true;
+    sweeper.remove(this);
+    Thread.ofVirtual().name("mcp-stdio-idle").start(onIdle);
+  }
+
+  /** The thread that checks every live watchdog. */
+  static final class Sweeper implements AutoCloseable {
+
+    static final long MAX_TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
+    private static final long MIN_TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+    private static final long PARK_AFTER_IDLE_NANOS = TimeUnit.SECONDS.toNanos(5);
+
+    private final Set<IdleWatchdog> live = ConcurrentHashMap.newKeySet();
+    private final Thread thread;
+    private volatile long tickNanos = MAX_TICK_NANOS;
+    private volatile boolean parked;
+    private volatile boolean closed;
+
+    Sweeper(String name) {
+      thread = Thread.ofPlatform().daemon().name(name).start(this::run);
+    }
+
+    IdleWatchdog watch(Duration timeout, Runnable onIdle) {
+      return new IdleWatchdog(this, timeout, onIdle);
+    }
+
+    private void add(IdleWatchdog w) {
+      long quarter = w.timeoutNanos / 4;
+      if (quarter < tickNanos) {
+        tickNanos = Math.max(MIN_TICK_NANOS, quarter);
+      }
+      live.add(w);
+      if (parked) {
+        parked = false;
+        LockSupport.unpark(thread);
+      }
+    }
+
+    private void remove(IdleWatchdog w) {
+      live.remove(w);
+    }
+
+    private void run() {
+      long emptySince = System.nanoTime();
+      while (!closed) {
+        if (live.isEmpty() && System.nanoTime() - emptySince > PARK_AFTER_IDLE_NANOS) {
+          parked = true;
+          if (live.isEmpty() && !closed) {
+            LockSupport.park(this);
+          }
+          parked = false;
+          continue;
+        }
+        LockSupport.parkNanos(this, tickNanos);
+        long now = System.nanoTime();
+        if (live.isEmpty()) {
+          continue;
+        }
+        emptySince = now;
+        for (IdleWatchdog w : live) {
+          w.check(now);
+        }
+      }
+    }
+
+    @Override
+    public void close() {
+      closed = true;
+      LockSupport.unpark(thread);
+    }
   }
 }

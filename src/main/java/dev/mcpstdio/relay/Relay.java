@@ -26,8 +26,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -51,7 +49,7 @@ public final class Relay {
   private final InputStream stdin;
   private final StdoutWire wire;
   private final Log log;
-  private final ScheduledExecutorService timer;
+  private final IdleWatchdog.Sweeper sweeper = new IdleWatchdog.Sweeper("mcp-stdio-watchdog");
   private final AnswerLedger ledger;
   private final SessionState session = new SessionState();
   private final EmitGate gate;
@@ -74,14 +72,11 @@ public final class Relay {
     this.stdin = stdin;
     this.wire = wire;
     this.log = log;
-    this.timer =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> Thread.ofPlatform().daemon().name("mcp-stdio-timer").unstarted(r));
     this.ledger = new AnswerLedger(config.cancelFilter(), System::nanoTime);
     this.order = new DispatchOrder(config.connectTimeout().plusSeconds(1));
     this.gate = new EmitGate(wire, ledger, log);
     Inbound inbound = this::fromUpstream;
-    this.upstream = new Upstream(client, config, log, timer, inbound, sleeper);
+    this.upstream = new Upstream(client, config, log, sweeper, inbound, sleeper);
     this.serverStream =
         new ServerStream(upstream, session, config.streamReadTimeout(), sleeper, log);
     InitializeMemory memory = new InitializeMemory();
@@ -322,7 +317,7 @@ public final class Relay {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } finally {
-      timer.shutdownNow();
+      sweeper.close();
       stopped.countDown();
     }
   }

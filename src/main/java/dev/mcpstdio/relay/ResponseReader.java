@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Flow;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
@@ -71,13 +70,12 @@ final class ResponseReader implements HttpResponse.BodySubscriber<ResponseReader
       long contentLength,
       long maxBytes,
       Duration idleTimeout,
-      ScheduledExecutorService timer,
+      IdleWatchdog.Sweeper sweeper,
       Consumer<byte[]> onMessage) {
     this.format = format;
     this.maxBytes = maxBytes <= 0 ? Long.MAX_VALUE : maxBytes;
     this.watchdog =
-        new IdleWatchdog(
-            timer,
+        sweeper.watch(
             idleTimeout,
             () -> {
               if (answered) {

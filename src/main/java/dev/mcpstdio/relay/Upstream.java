@@ -26,7 +26,6 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
@@ -59,7 +58,7 @@ final class Upstream {
   private final URI url;
   private final RelayConfig config;
   private final Log log;
-  private final ScheduledExecutorService timer;
+  private final IdleWatchdog.Sweeper sweeper;
   private final Inbound inbound;
   private final Sleeper sleeper;
   private final Map<String, String[]> baseHeaders; // lower-case name -> {name, value}
@@ -70,7 +69,7 @@ final class Upstream {
       HttpClient client,
       RelayConfig config,
       Log log,
-      ScheduledExecutorService timer,
+      IdleWatchdog.Sweeper sweeper,
       Inbound inbound,
       Sleeper sleeper) {
     this.client = client;
@@ -78,7 +77,7 @@ final class Upstream {
     this.url = config.url();
     this.config = config;
     this.log = log;
-    this.timer = timer;
+    this.sweeper = sweeper;
     this.inbound = inbound;
     this.version =
         "https".equalsIgnoreCase(url.getScheme())
@@ -349,7 +348,7 @@ final class Upstream {
             headers.firstValueAsLong("content-length").orElse(-1),
             config.maxMessageSize(),
             idleTimeout,
-            timer,
+            sweeper,
             delivery::deliver);
     if (!ContentDecoder.supports(encoding)) {
       reader.fail("upstream used unsupported Content-Encoding '" + encoding + "'", false);

@@ -86,8 +86,10 @@ public final class RelayBenchmark {
         double[] directBig = direct.sequential(30, 1 << 20);
         long rss = relay.peakRssKb();
 
-        row("start-up, spawn to initialize answered (median of " + startups + ")", fmt(percentile(startup, 50)) + " ms", "—", "—", "≤ 300 ms");
-        row("start-up p90", fmt(percentile(startup, 90)) + " ms", "—", "—", "");
+        if (startups > 0) {
+          row("start-up, spawn to initialize answered (median of " + startups + ")", fmt(percentile(startup, 50)) + " ms", "—", "—", "≤ 300 ms");
+          row("start-up p90", fmt(percentile(startup, 90)) + " ms", "—", "—", "");
+        }
         row("sequential p50", fmt(percentile(relaySeq, 50)) + " ms", fmt(percentile(directSeq, 50)) + " ms",
             ratio(percentile(relaySeq, 50), percentile(directSeq, 50)), "≤ 1.5x");
         row("sequential p99", fmt(percentile(relaySeq, 99)) + " ms", fmt(percentile(directSeq, 99)) + " ms",
