@@ -26,8 +26,26 @@ public final class JsonRpcId {
 
   /** A numeric id from its JSON text. */
   public static JsonRpcId ofNumber(String json) {
+    if (isPlainInteger(json)) {
+      return new JsonRpcId(json, "n:" + json); // the common case: already canonical
+    }
     String canonical = canonicalNumber(json);
     return new JsonRpcId(json, "n:" + (canonical != null ? canonical : json));
+  }
+
+  /** An integer without sign, fraction, exponent or leading zero (JSON allows none of those). */
+  private static boolean isPlainInteger(String json) {
+    int n = json.length();
+    if (n == 0 || n > 18 || (json.charAt(0) == '0' && n > 1)) {
+      return false;
+    }
+    for (int i = 0; i < n; i++) {
+      char c = json.charAt(i);
+      if (c < '0' || c > '9') {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** Exponents beyond this many digits are not normalised (the id keeps its text as its key). */

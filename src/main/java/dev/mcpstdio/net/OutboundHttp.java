@@ -56,7 +56,10 @@ public final class OutboundHttp {
             .executor(Executors.newVirtualThreadPerTaskExecutor())
             .sslContext(TrustStores.sslContext(settings.caFiles()));
     EnvProxySelector proxies = EnvProxySelector.fromEnvironment(settings.env());
-    if (proxies != null) {
+    if (proxies == null) {
+      // No proxy variables: say so, rather than consult the JDK's default selector per request.
+      builder.proxy(HttpClient.Builder.NO_PROXY);
+    } else {
       builder.proxy(proxies);
       java.net.Authenticator auth = proxies.authenticator();
       if (auth != null) {

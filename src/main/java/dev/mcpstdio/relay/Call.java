@@ -55,14 +55,20 @@ record Call(
     return new Call(newMessage, newMessage.bytes(), headers, internal, handover);
   }
 
-  Call withHeader(String name, String value) {
-    Map<String, String> copy = new LinkedHashMap<>(headers);
-    String key = name.toLowerCase(Locale.ROOT);
-    if (value == null) {
-      copy.remove(key);
-    } else {
-      copy.put(key, value);
+  /** The call with {@code added} headers set (names are case-insensitive; a null value removes). */
+  Call withHeaders(Map<String, String> added) {
+    if (added.isEmpty()) {
+      return this;
     }
+    Map<String, String> copy = new LinkedHashMap<>(headers);
+    added.forEach((name, value) -> {
+      String key = name.toLowerCase(Locale.ROOT);
+      if (value == null) {
+        copy.remove(key);
+      } else {
+        copy.put(key, value);
+      }
+    });
     return new Call(message, body, Map.copyOf(copy), internal, handover);
   }
 }

@@ -38,7 +38,11 @@ abstract class ContentDecoder {
   abstract void finish() throws IOException;
 
   static boolean supports(String encoding) {
-    return forEncoding(encoding, 0, (b, o, l) -> {}) != null;
+    String e = encoding == null ? "" : encoding.trim().toLowerCase(java.util.Locale.ROOT);
+    return switch (e) {
+      case "", "identity", "gzip", "x-gzip", "deflate" -> true;
+      default -> false;
+    };
   }
 
   /**

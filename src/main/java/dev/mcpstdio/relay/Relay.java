@@ -45,6 +45,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 public final class Relay {
 
+  static final String OUT_OF_MEMORY =
+      "the relay ran out of memory handling this message (raise its heap: MCP_STDIO_JAVA_OPTS=-Xmx512m)";
+
   private final RelayConfig config;
   private final InputStream stdin;
   private final StdoutWire wire;
@@ -109,11 +112,17 @@ public final class Relay {
     LineReader lines = new LineReader(stdin, config.maxMessageSize());
     try {
       while (!stopping.get()) {
-        LineReader.Line line = lines.next();
-        if (line == null) {
-          break;
+        try {
+          LineReader.Line line = lines.next();
+          if (line == null) {
+            break;
+          }
+          handle(line, lines.memoryExhausted());
+        } catch (OutOfMemoryError e) {
+          // A line too large for the heap: answer it and keep reading the ones after it.
+          log.error("out of memory reading a message; raise the heap with MCP_STDIO_JAVA_OPTS=-Xmx...");
+          reject(null, ErrorCodes.INTERNAL_ERROR, OUT_OF_MEMORY);
         }
-        handle(line);
       }
     } catch (IOException e) {
       log.warn("reading stdin failed: " + e.getMessage());
@@ -125,8 +134,13 @@ public final class Relay {
     shutdown("stdin closed");
   }
 
-  private void handle(LineReader.Line line) throws InterruptedException {
+  private void handle(LineReader.Line line, boolean memoryExhausted) throws InterruptedException {
     switch (line) {
+      case LineReader.Line.Oversized big when memoryExhausted -> {
+        JsonRpcId id = PartialMessage.requestId(big.head());
+        log.error("out of memory reading a stdin message of " + big.length() + " bytes; not sent");
+        reject(id, ErrorCodes.INTERNAL_ERROR, OUT_OF_MEMORY);
+      }
       case LineReader.Line.Oversized big -> {
         JsonRpcId id = PartialMessage.requestId(big.head());
         log.warn("stdin message of " + big.length() + " bytes exceeds --max-message-size (" + config.maxMessageSize() + "); not sent");
@@ -221,6 +235,9 @@ public final class Relay {
               } catch (RuntimeException e) {
                 log.error("internal relay error: " + e);
                 settle(call, new Outcome.Failed("internal relay error", true, false, false));
+              } catch (OutOfMemoryError e) {
+                log.error("out of memory relaying a message; raise the heap with MCP_STDIO_JAVA_OPTS=-Xmx...");
+                settle(call, new Outcome.Failed(OUT_OF_MEMORY, true, false, false));
               } finally {
                 call.handover().complete(null);
                 exchanges.exit(self);

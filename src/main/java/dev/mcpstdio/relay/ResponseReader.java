@@ -12,7 +12,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Flow;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Consumer;
+import java.util.function.Predicate;
 
 /**
  * Reads one response body as it arrives (push style, so a stalled or oversized body can be
@@ -52,7 +52,9 @@ final class ResponseReader implements HttpResponse.BodySubscriber<ResponseReader
   private final AtomicBoolean finished = new AtomicBoolean();
   private final IdleWatchdog watchdog;
   private final ContentDecoder decoder;
-  private final ByteArrayOutputStream collected;
+  private final Body collected;
+  private final Predicate<byte[]> onMessage;
+  private volatile Boolean bodyUsable; // JSON format: null until the body was handed over
   private final SseDecoder events;
   private volatile Flow.Subscription subscription;
   private long received;
@@ -62,7 +64,8 @@ final class ResponseReader implements HttpResponse.BodySubscriber<ResponseReader
   /**
    * @param encoding the response's Content-Encoding, already checked to be supported
    * @param maxBytes bound on a JSON body or one event (decoded); 0 means none
-   * @param onMessage receives each event-stream {@code message} event's data
+   * @param onMessage receives each event-stream {@code message} event's data, and a JSON body
+   *     (trimmed, non-empty) the moment it is complete; it says whether the body was usable
    */
   ResponseReader(
       Format format,
@@ -71,8 +74,9 @@ final class ResponseReader implements HttpResponse.BodySubscriber<ResponseReader
       long maxBytes,
       Duration idleTimeout,
       IdleWatchdog.Sweeper sweeper,
-      Consumer<byte[]> onMessage) {
+      Predicate<byte[]> onMessage) {
     this.format = format;
+    this.onMessage = onMessage;
     this.maxBytes = maxBytes <= 0 ? Long.MAX_VALUE : maxBytes;
     this.watchdog =
         sweeper.watch(
@@ -86,14 +90,14 @@ final class ResponseReader implements HttpResponse.BodySubscriber<ResponseReader
             });
     int expected = contentLength > 0 && contentLength <= this.maxBytes && contentLength < (1 << 28) && encodingIsIdentity(encoding)
         ? (int) contentLength : 512;
-    this.collected = format == Format.EVENT_STREAM ? null : new ByteArrayOutputStream(format == Format.DRAIN ? 512 : expected);
+    this.collected = format == Format.EVENT_STREAM ? null : new Body(format == Format.DRAIN ? 512 : expected);
     this.events =
         format == Format.EVENT_STREAM
             ? new SseDecoder(
                 maxBytes,
                 (SseEvent e) -> {
                   if (e.isMessage()) {
-                    onMessage.accept(e.data());
+                    onMessage.test(e.data());
                   }
                 })
             : null;
@@ -160,6 +164,9 @@ final class ResponseReader implements HttpResponse.BodySubscriber<ResponseReader
     } catch (IOException | RuntimeException e) {
       fail(e.getMessage() == null ? e.toString() : e.getMessage(), false);
       return;
+    } catch (OutOfMemoryError e) {
+      fail("response too large for the relay's memory (raise its heap: MCP_STDIO_JAVA_OPTS=-Xmx512m)", false);
+      return;
     }
     subscription.request(1);
   }
@@ -183,7 +190,19 @@ final class ResponseReader implements HttpResponse.BodySubscriber<ResponseReader
       finish(new Result(bytes(), e.getMessage(), false, lastEventId(), retry()));
       return;
     }
-    finish(new Result(overflowed ? null : bytes(), null, true, lastEventId(), retry()));
+    byte[] body = overflowed ? null : bytes();
+    if (format == Format.JSON) {
+      // Hand the answer over here, on the client's thread, rather than after the waiting exchange
+      // thread wakes up: one thread hop less between the server's reply and the host.
+      byte[] json = dev.mcpstdio.wire.Bytes.trim(body);
+      bodyUsable = json.length == 0 ? null : onMessage.test(json);
+    }
+    finish(new Result(body, null, true, lastEventId(), retry()));
+  }
+
+  /** For a JSON body: null when it was empty, else whether it was a usable JSON-RPC message. */
+  Boolean bodyUsable() {
+    return bodyUsable;
   }
 
   /**
@@ -226,7 +245,18 @@ final class ResponseReader implements HttpResponse.BodySubscriber<ResponseReader
   }
 
   private byte[] bytes() {
-    return collected == null ? null : collected.toByteArray();
+    return collected == null ? null : collected.bytes();
+  }
+
+  /** A body buffer presized from Content-Length, handed over without a copy when it was exact. */
+  private static final class Body extends ByteArrayOutputStream {
+    Body(int size) {
+      super(size);
+    }
+
+    synchronized byte[] bytes() {
+      return count == buf.length ? buf : java.util.Arrays.copyOf(buf, count);
+    }
   }
 
   private String lastEventId() {

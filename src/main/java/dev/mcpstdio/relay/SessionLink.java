@@ -62,11 +62,7 @@ final class SessionLink implements Interceptor {
   }
 
   static Call withSession(Call call, SessionState.Snapshot s) {
-    Call c = call;
-    for (Map.Entry<String, String> h : sessionHeaders(s).entrySet()) {
-      c = c.withHeader(h.getKey(), h.getValue());
-    }
-    return c;
+    return call.withHeaders(sessionHeaders(s));
   }
 
   /** The session's headers: id and negotiated version, each when known. */

@@ -20,6 +20,7 @@ import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -52,6 +53,9 @@ final class Upstream {
   /** Built-in POST headers; a user's {@code -H} pin of the same name replaces them. */
   private static final Map<String, String> POST_DEFAULTS =
       Map.of("Content-Type", "application/json", "Accept", "application/json, text/event-stream");
+
+  private final List<String[]> postHeaders;
+  private final List<String[]> otherHeaders;
   private static final HttpHeaders NO_HEADERS = HttpHeaders.of(Map.of(), (a, b) -> true);
 
   private final HttpClient client;
@@ -90,6 +94,8 @@ final class Upstream {
       put(base, h.name(), h.value());
     }
     this.baseHeaders = base;
+    this.postHeaders = merged(POST_DEFAULTS);
+    this.otherHeaders = merged(Map.of());
   }
 
   private static void put(Map<String, String[]> headers, String name, String value) {
@@ -105,7 +111,7 @@ final class Upstream {
     CompletableFuture<Void> sent = new CompletableFuture<>();
     sent.whenComplete((ok, error) -> call.handover().complete(null));
     HttpRequest.Builder request =
-        request(POST_DEFAULTS, call.headers()).POST(new HandoverPublisher(call.body(), sent));
+        request(postHeaders, call.headers()).POST(new HandoverPublisher(call.body(), sent));
     Delivery delivery = new Delivery(call);
     HttpResponse<ResponseReader.Result> response;
     try {
@@ -140,11 +146,11 @@ final class Upstream {
     if (body.failure() != null) {
       return new Outcome.Failed(body.failure(), true, false, body.retryable());
     }
-    byte[] json = Bytes.trim(body.json());
-    if (json.length == 0) {
+    Boolean usable = delivery.reader.bodyUsable(); // the reader delivered the body as it ended
+    if (usable == null) {
       return new Outcome.Delivered(status, headers, null, false);
     }
-    if (!delivery.deliver(json)) {
+    if (!usable) {
       return new Outcome.Failed("upstream sent a response body that is not JSON-RPC", true, false, false);
     }
     return new Outcome.Delivered(status, headers, delivery.answer.get(), delivery.emitted.get());
@@ -231,7 +237,7 @@ final class Upstream {
       throws InterruptedException {
     Map<String, String> headers = new LinkedHashMap<>(callHeaders);
     headers.put("accept", "text/event-stream"); // required on GET, whatever was pinned
-    HttpRequest.Builder request = request(Map.of(), headers).GET();
+    HttpRequest.Builder request = request(otherHeaders, headers).GET();
     if (lastEventId != null) {
       request.header("Last-Event-ID", lastEventId);
     }
@@ -247,7 +253,7 @@ final class Upstream {
 
   /** Ends the session at the server; returns the status, or -1 when it could not be sent. */
   int delete(Map<String, String> callHeaders, Duration timeout) throws InterruptedException {
-    HttpRequest request = request(Map.of(), callHeaders).timeout(timeout).DELETE().build();
+    HttpRequest request = request(otherHeaders, callHeaders).timeout(timeout).DELETE().build();
     try {
       return client.send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
     } catch (IOException e) {
@@ -262,18 +268,26 @@ final class Upstream {
     }
   }
 
-  /** Headers in rising precedence: built-ins, the user's pins, then the call's own. */
-  private HttpRequest.Builder request(Map<String, String> builtIns, Map<String, String> callHeaders) {
+  /**
+   * Headers in rising precedence: built-ins, the user's pins, then the call's own. The first two
+   * are merged once, up front; {@code setHeader} replaces case-insensitively, so the call's own
+   * are simply set last.
+   */
+  private HttpRequest.Builder request(List<String[]> fixed, Map<String, String> callHeaders) {
     HttpRequest.Builder builder =
         HttpRequest.newBuilder(url).version(version).timeout(config.readTimeout());
+    for (String[] header : fixed) {
+      builder.setHeader(header[0], header[1]);
+    }
+    callHeaders.forEach(builder::setHeader);
+    return builder;
+  }
+
+  private List<String[]> merged(Map<String, String> builtIns) {
     Map<String, String[]> merged = new LinkedHashMap<>();
     builtIns.forEach((name, value) -> put(merged, name, value));
     merged.putAll(baseHeaders);
-    callHeaders.forEach((name, value) -> merged.put(name, new String[] {name, value}));
-    for (String[] header : merged.values()) {
-      builder.setHeader(header[0], header[1]);
-    }
-    return builder;
+    return List.copyOf(merged.values());
   }
 
   private HttpResponse<ResponseReader.Result> send(HttpRequest request, Delivery delivery)
@@ -335,8 +349,8 @@ final class Upstream {
       format = ResponseReader.Format.DRAIN;
     } else if (type.startsWith("text/event-stream")) {
       format = ResponseReader.Format.EVENT_STREAM;
-    } else if (streamOnly) {
-      format = ResponseReader.Format.DRAIN;
+    } else if (streamOnly || !delivery.expectsAnswer) {
+      format = ResponseReader.Format.DRAIN; // a JSON body to a notification carries nothing
     } else {
       format = ResponseReader.Format.JSON;
     }
@@ -403,6 +417,7 @@ final class Upstream {
   final class Delivery {
     private final JsonRpcId callId;
     private final boolean internal;
+    private final boolean expectsAnswer;
     final AtomicReference<Response> answer = new AtomicReference<>();
     final AtomicBoolean emitted = new AtomicBoolean();
     final java.util.concurrent.atomic.AtomicInteger count = new java.util.concurrent.atomic.AtomicInteger();
@@ -410,6 +425,7 @@ final class Upstream {
     volatile ResponseReader reader;
 
     Delivery(Call call) {
+      this.expectsAnswer = call != null && expectsAnswer(call);
       this.callId = call == null ? null : call.requestId();
       this.internal = call != null && call.internal();
     }

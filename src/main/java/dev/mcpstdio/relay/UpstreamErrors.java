@@ -57,7 +57,7 @@ final class UpstreamErrors {
   private static Error failed(Call call, Outcome.Failed f) {
     String reason = f.reason();
     if (reason.startsWith("session lost") || reason.startsWith("relay shutting down")
-        || reason.startsWith("internal relay error")) {
+        || reason.startsWith("internal relay error") || reason.equals(Relay.OUT_OF_MEMORY)) {
       return new Error(reason, null);
     }
     if (f.emitted()) {

@@ -2,7 +2,6 @@ package dev.mcpstdio.wire;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.util.Arrays;
 
 /**
  * Reads newline-delimited lines of bytes with a bounded length.
@@ -15,8 +14,12 @@ import java.util.Arrays;
  */
 public final class LineReader {
 
-  /** Line buffers up to this size are reused from line to line; larger ones are let go. */
-  static final int RETAINED_BUFFER = 4 << 20;
+  /**
+   * A line is gathered in blocks of this size and assembled once at its end: a large line costs
+   * twice its size at the peak (blocks, then the line), never more, and no large buffer outlives
+   * the line that needed it.
+   */
+  static final int BLOCK = 64 * 1024;
 
   /** How much of an oversized line is kept for diagnosis. */
   public static final int HEAD_BYTES = 64 * 1024;
@@ -38,10 +41,13 @@ public final class LineReader {
   private int limit;
   private boolean eof;
 
-  private byte[] line = new byte[1024];
-  private int lineLength;
+  private final java.util.List<byte[]> blocks = new java.util.ArrayList<>(); // full blocks
+  private byte[] line = new byte[BLOCK]; // the block being filled
+  private int lineLength; // bytes in the block being filled
+  private long kept; // bytes kept of the current line, all blocks included
   private long skipped; // bytes dropped from the current line once it passed the bound
   private boolean oversized;
+  private boolean memoryExhausted;
   private byte lastByte; // the last byte of the current line, kept or skipped
 
   /**
@@ -55,8 +61,11 @@ public final class LineReader {
 
   /** The next line, or null at end of stream. */
   public Line next() throws IOException {
+    blocks.clear();
     lineLength = 0;
+    kept = 0;
     skipped = 0;
+    memoryExhausted = false;
     oversized = false;
     lastByte = 0;
     boolean sawAny = false;
@@ -67,7 +76,7 @@ public final class LineReader {
         }
       }
       sawAny = true;
-      int lf = indexOf(buffer, (byte) '\n', position, limit);
+      int lf = Swar.indexOf(buffer, (byte) '\n', position, limit);
       int end = lf < 0 ? limit : lf;
       append(buffer, position, end - position);
       position = lf < 0 ? limit : lf + 1;
@@ -92,30 +101,68 @@ public final class LineReader {
     if (length > 0) {
       lastByte = source[offset + length - 1];
     }
-    if (oversized || lineLength + (long) length > bufferBound) {
+    if (oversized || kept + length > bufferBound) {
       oversized = true;
-      int room = Math.max(0, Math.min(length, HEAD_BYTES - lineLength));
+      int room = (int) Math.max(0, Math.min(length, HEAD_BYTES - kept));
       copy(source, offset, room);
       skipped += length - room;
       return;
     }
-    copy(source, offset, length);
+    try {
+      copy(source, offset, length);
+    } catch (OutOfMemoryError e) {
+      // The heap cannot hold this line: treat it like one over the bound (keep the head, skip the
+      // rest), so it is answered with its id and the lines after it are read as usual.
+      byte[] head = blocks.isEmpty() ? line : blocks.get(0);
+      blocks.clear();
+      line = head;
+      lineLength = (int) Math.min(kept, Math.min(head.length, HEAD_BYTES));
+      skipped += kept - lineLength + length;
+      kept = lineLength;
+      oversized = true;
+      memoryExhausted = true;
+    }
+  }
+
+  /** True when the last line was reported oversized because the heap could not hold it. */
+  public boolean memoryExhausted() {
+    return memoryExhausted;
   }
 
   private void copy(byte[] source, int offset, int length) {
-    if (length == 0) {
-      return;
+    while (length > 0) {
+      if (lineLength == line.length) {
+        blocks.add(line);
+        line = new byte[BLOCK];
+        lineLength = 0;
+      }
+      int n = Math.min(length, line.length - lineLength);
+      System.arraycopy(source, offset, line, lineLength, n);
+      lineLength += n;
+      kept += n;
+      offset += n;
+      length -= n;
     }
-    if (lineLength + length > line.length) {
-      long wanted = Math.max((long) line.length * 2, (long) lineLength + length);
-      line = Arrays.copyOf(line, (int) Math.min(wanted, Integer.MAX_VALUE - 8));
+  }
+
+  /** The first {@code length} kept bytes of the line, as one array. */
+  private byte[] assemble(int length) {
+    byte[] out = new byte[length];
+    int at = 0;
+    for (byte[] block : blocks) {
+      int n = Math.min(block.length, length - at);
+      System.arraycopy(block, 0, out, at, n);
+      at += n;
+      if (at == length) {
+        return out;
+      }
     }
-    System.arraycopy(source, offset, line, lineLength, length);
-    lineLength += length;
+    System.arraycopy(line, 0, out, at, length - at);
+    return out;
   }
 
   private Line finish() {
-    long length = lineLength + skipped;
+    long length = kept + skipped;
     if (length > 0 && lastByte == '\r') {
       length--; // the CR of a CRLF (or of a final line) is not part of the line
     }
@@ -124,21 +171,13 @@ public final class LineReader {
     }
     Line result =
         oversized
-            ? new Line.Oversized(
-                Arrays.copyOf(line, (int) Math.min(Math.min(lineLength, length), HEAD_BYTES)), length)
-            : new Line.Text(Arrays.copyOf(line, (int) length));
-    if (line.length > RETAINED_BUFFER) {
-      line = new byte[1024]; // do not pin a large buffer after one very large message
+            ? new Line.Oversized(assemble((int) Math.min(Math.min(kept, length), HEAD_BYTES)), length)
+            : new Line.Text(assemble((int) length));
+    if (!blocks.isEmpty()) {
+      blocks.clear();
+      line = new byte[BLOCK]; // the blocks, the last one included, belong to the line just read
     }
     return result;
   }
 
-  private static int indexOf(byte[] bytes, byte b, int from, int to) {
-    for (int i = from; i < to; i++) {
-      if (bytes[i] == b) {
-        return i;
-      }
-    }
-    return -1;
-  }
 }

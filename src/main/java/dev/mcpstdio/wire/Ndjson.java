@@ -14,6 +14,27 @@ public final class Ndjson {
 
   private Ndjson() {}
 
+  /**
+   * True when {@link #frame} would change more than add the LF (the message has raw CR, LF,
+   * U+2028 or U+2029), so a writer can otherwise send the bytes as they are and then the LF.
+   */
+  public static boolean needsRewrite(byte[] json) {
+    int i = 0;
+    for (; i + 8 <= json.length; i += 8) {
+      long w = Swar.word(json, i);
+      if (Swar.hasByte(w, (byte) '\n') || Swar.hasByte(w, (byte) '\r') || Swar.hasByte(w, (byte) 0xE2)) {
+        break;
+      }
+    }
+    for (; i < json.length; i++) {
+      byte b = json[i];
+      if (b == '\n' || b == '\r' || isLineSeparator(json, i)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   public static byte[] frame(byte[] json) {
     int extra = 0;
     boolean rewrite = false;

@@ -13,6 +13,10 @@ public final class Utf8 {
     int i = offset;
     int end = offset + length;
     while (i < end) {
+      if (i + 8 <= end && !Swar.hasHighBit(Swar.word(bytes, i))) {
+        i += 8; // eight ASCII bytes at once
+        continue;
+      }
       int b = bytes[i];
       if (b >= 0) { // ASCII fast path
         i++;

@@ -243,4 +243,42 @@ class LineReaderTest {
     }
     return out;
   }
+
+  @org.junit.jupiter.api.Test
+  void linesSpanningManyBlocksAreReassembledExactly() throws Exception {
+    java.util.Random random = new java.util.Random(42);
+    byte[] big = new byte[LineReader.BLOCK * 5 + 123];
+    for (int i = 0; i < big.length; i++) {
+      big[i] = (byte) ('a' + random.nextInt(26));
+    }
+    java.io.ByteArrayOutputStream input = new java.io.ByteArrayOutputStream();
+    input.write(big);
+    input.write('\n');
+    input.write("short\r\n".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    input.write(big, 0, LineReader.BLOCK * 2); // exactly two blocks, then EOF without LF
+    LineReader reader = new LineReader(new java.io.ByteArrayInputStream(input.toByteArray()), 0);
+    org.assertj.core.api.Assertions.assertThat(((LineReader.Line.Text) reader.next()).bytes()).isEqualTo(big);
+    org.assertj.core.api.Assertions.assertThat(new String(((LineReader.Line.Text) reader.next()).bytes(),
+        java.nio.charset.StandardCharsets.UTF_8)).isEqualTo("short");
+    org.assertj.core.api.Assertions.assertThat(((LineReader.Line.Text) reader.next()).bytes())
+        .isEqualTo(java.util.Arrays.copyOf(big, LineReader.BLOCK * 2));
+    org.assertj.core.api.Assertions.assertThat(reader.next()).isNull();
+  }
+
+  @org.junit.jupiter.api.Test
+  void anOversizedLineAcrossBlocksKeepsItsHeadAndCountsEveryByte() throws Exception {
+    byte[] big = new byte[LineReader.BLOCK * 3];
+    java.util.Arrays.fill(big, (byte) 'x');
+    big[0] = '{';
+    java.io.ByteArrayOutputStream input = new java.io.ByteArrayOutputStream();
+    input.write(big);
+    input.write("\nnext\n".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    LineReader reader = new LineReader(new java.io.ByteArrayInputStream(input.toByteArray()), LineReader.BLOCK * 2);
+    LineReader.Line.Oversized line = (LineReader.Line.Oversized) reader.next();
+    org.assertj.core.api.Assertions.assertThat(line.length()).isEqualTo(big.length);
+    org.assertj.core.api.Assertions.assertThat(line.head()).hasSize(LineReader.HEAD_BYTES);
+    org.assertj.core.api.Assertions.assertThat(line.head()[0]).isEqualTo((byte) '{');
+    org.assertj.core.api.Assertions.assertThat(new String(((LineReader.Line.Text) reader.next()).bytes(),
+        java.nio.charset.StandardCharsets.UTF_8)).isEqualTo("next");
+  }
 }
