@@ -158,6 +158,39 @@ public final class RelayBenchmark {
     rows.add("| " + measure + " | " + relay + " | " + direct + " | " + ratio + " | " + target + " |");
   }
 
+  private static final byte[] RESULT = "\"result\"".getBytes(StandardCharsets.UTF_8);
+
+  /** True when {@code needle} occurs in {@code hay} (the bench checks answers as bytes). */
+  static boolean contains(byte[] hay, byte[] needle) {
+    outer:
+    for (int i = 0; i + needle.length <= hay.length; i++) {
+      for (int j = 0; j < needle.length; j++) {
+        if (hay[i + j] != needle[j]) {
+          continue outer;
+        }
+      }
+      return true;
+    }
+    return false;
+  }
+
+  /**
+   * The host's side of stdout, read as a careful host does: bytes in large chunks, split at LF,
+   * not decoded (decoding a megabyte into a String would cost the host more than the relay).
+   */
+  static final class Lines {
+    private final dev.mcpstdio.wire.LineReader reader;
+
+    Lines(java.io.InputStream in) {
+      reader = new dev.mcpstdio.wire.LineReader(in, 0);
+    }
+
+    byte[] readLine() throws IOException {
+      dev.mcpstdio.wire.LineReader.Line line = reader.next();
+      return line == null ? null : ((dev.mcpstdio.wire.LineReader.Line.Text) line).bytes();
+    }
+  }
+
   static double[] concat(List<double[]> parts) {
     return parts.stream().flatMapToDouble(java.util.Arrays::stream).toArray();
   }
@@ -186,13 +219,13 @@ public final class RelayBenchmark {
   static final class Relayed implements AutoCloseable {
     private final Process process;
     private final OutputStream in;
-    private final BufferedReader out;
+    private final Lines out;
     private final AtomicLong ids = new AtomicLong(1);
 
     Relayed(String launcher, URI url) throws IOException {
       process = new ProcessBuilder(launcher, "-q", url.toString()).redirectError(ProcessBuilder.Redirect.INHERIT).start();
       in = process.getOutputStream();
-      out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8), 1 << 20);
+      out = new Lines(process.getInputStream());
       send(INIT);
       out.readLine();
       send("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
@@ -209,10 +242,11 @@ public final class RelayBenchmark {
         String request = call(ids.getAndIncrement(), size);
         long t0 = System.nanoTime();
         send(request);
-        String line = out.readLine();
+        byte[] line = out.readLine();
         ms[i] = (System.nanoTime() - t0) / 1e6;
-        if (line == null || !line.contains("\"result\"")) {
-          throw new IllegalStateException("bad answer: " + (line == null ? null : line.substring(0, Math.min(200, line.length()))));
+        if (line == null || !contains(line, RESULT)) {
+          throw new IllegalStateException("bad answer: " + (line == null ? null
+              : new String(line, 0, Math.min(200, line.length), StandardCharsets.UTF_8)));
         }
       }
       return ms;
@@ -306,8 +340,8 @@ public final class RelayBenchmark {
     }
 
     private void once(int size) throws Exception {
-      HttpResponse<String> r = client.send(request(call(ids.getAndIncrement(), size), session), HttpResponse.BodyHandlers.ofString());
-      if (r.statusCode() != 200 || !r.body().contains("\"result\"")) {
+      HttpResponse<byte[]> r = client.send(request(call(ids.getAndIncrement(), size), session), HttpResponse.BodyHandlers.ofByteArray());
+      if (r.statusCode() != 200 || !contains(r.body(), RESULT)) {
         throw new IllegalStateException("direct call failed: " + r.statusCode());
       }
     }
