@@ -32,6 +32,10 @@ public final class Main {
     Redactor redactor = new Redactor();
     Log early = Log.stderr(Log.Level.INFO, redactor);
     PrintWriter err = new PrintWriter(System.err, true, StandardCharsets.UTF_8);
+    // A thread that dies of an unexpected exception says so through the logger (scrubbed, on
+    // stderr) rather than the JVM's default handler.
+    Thread.setDefaultUncaughtExceptionHandler(
+        (thread, e) -> early.error("unexpected " + e + " in thread " + thread.getName()));
     try {
       if (args.length == 1 && args[0].equals("train")) {
         return TrainCommand.run();

@@ -187,7 +187,7 @@ final class RelayCommand {
     if (r.hasMatchedOption("--test")) {
       log.warn("--test is deprecated; use --check");
     }
-    if ("http".equalsIgnoreCase(url.getScheme()) && !headers.isEmpty() && !isLoopback(url.getHost())
+    if ("http".equalsIgnoreCase(url.getScheme()) && !headers.isEmpty() && !dev.mcpstdio.net.Hosts.isLoopback(url.getHost())
         && headers.stream().anyMatch(h -> isSecretName(h.lowerName()))) {
       log.warn("credentials will travel unencrypted over http:// to " + url.getHost());
     }
@@ -224,11 +224,6 @@ final class RelayCommand {
       throw new UsageException("the URL must not have a #fragment", ExitCodes.USAGE);
     }
     return url;
-  }
-
-  static boolean isLoopback(String host) {
-    String h = host.toLowerCase(Locale.ROOT);
-    return h.equals("localhost") || h.endsWith(".localhost") || h.startsWith("127.") || h.equals("[::1]");
   }
 
   private static boolean isSecretName(String lowerName) {

@@ -21,15 +21,21 @@ import java.util.Map;
 public final class Json {
 
   /**
+   * Deepest nesting accepted. Scanning costs a parser context per level, so an unbounded depth
+   * would let a few megabytes of brackets exhaust the heap; no real message comes near this.
+   */
+  public static final int MAX_NESTING = 10_000;
+
+  /**
    * One factory for the process. The gateway only scans and copies values, never materialises
-   * them, so Jackson's defensive limits (meant for consumers that build trees) are lifted: the
-   * message size bound is enforced by the framing layer instead.
+   * them, so Jackson's limits on strings, numbers and names (meant for consumers that build
+   * trees) are lifted: the message size bound is enforced by the framing layer instead.
    */
   static final JsonFactory FACTORY =
       JsonFactory.builder()
           .streamReadConstraints(
               StreamReadConstraints.builder()
-                  .maxNestingDepth(Integer.MAX_VALUE)
+                  .maxNestingDepth(MAX_NESTING)
                   .maxStringLength(Integer.MAX_VALUE)
                   .maxNumberLength(Integer.MAX_VALUE)
                   .maxNameLength(Integer.MAX_VALUE)

@@ -137,7 +137,7 @@ public final class EnvProxySelector extends ProxySelector {
     if (host.startsWith("[") && host.endsWith("]")) {
       host = host.substring(1, host.length() - 1);
     }
-    if (isLoopback(host)) {
+    if (Hosts.isLoopback(host)) {
       return true;
     }
     for (String entry : noProxy) {
@@ -173,29 +173,6 @@ public final class EnvProxySelector extends ProxySelector {
       }
     }
     return false;
-  }
-
-  static boolean isLoopback(String host) {
-    return host.equals("localhost")
-        || host.endsWith(".localhost")
-        || (host.startsWith("127.") && isIpv4Literal(host))
-        || host.equals("::1")
-        || host.equals("0:0:0:0:0:0:0:1");
-  }
-
-  /** Four dot-separated decimal octets: a name like {@code 127.example.com} is not loopback. */
-  private static boolean isIpv4Literal(String host) {
-    String[] parts = host.split("\\.", -1);
-    if (parts.length != 4) {
-      return false;
-    }
-    for (String part : parts) {
-      if (part.isEmpty() || part.length() > 3 || !part.chars().allMatch(Character::isDigit)
-          || Integer.parseInt(part) > 255) {
-        return false;
-      }
-    }
-    return true;
   }
 
   @Override

@@ -4,7 +4,10 @@ import dev.mcpstdio.jsonrpc.JsonRpcId;
 import dev.mcpstdio.jsonrpc.JsonRpcMessage;
 import dev.mcpstdio.jsonrpc.JsonRpcMessage.Response;
 import dev.mcpstdio.stdio.EmitGate;
+import dev.mcpstdio.jsonrpc.JsonRpcMessage.Batch;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
@@ -70,6 +73,26 @@ final class AnswerLedger implements EmitGate.Filter {
     return open.contains(id);
   }
 
+  /**
+   * Closes a cancelled request without an answer: the relay stopped its work because the host
+   * cancelled it, and the host expects nothing more for it (the one deliberate silence).
+   */
+  void closeCancelled(JsonRpcId id) {
+    if (isCancelled(id)) {
+      close(id);
+    }
+  }
+
+  /** The ids still awaiting an answer (a snapshot). */
+  List<JsonRpcId> openIds() {
+    return List.copyOf(open);
+  }
+
+  /** True when the host cancelled {@code id} within the last minute (nothing is consumed). */
+  boolean isCancelled(JsonRpcId id) {
+    return cancelFilter && cancelled.contains(id);
+  }
+
   /** The host cancelled {@code id}; a late response to it will be dropped. */
   void cancel(JsonRpcId id) {
     if (cancelFilter) {
@@ -98,16 +121,24 @@ final class AnswerLedger implements EmitGate.Filter {
     return false;
   }
 
-  int openCount() {
-    return open.size();
+  @Override
+  public EmitGate.Admission admit(JsonRpcMessage message) {
+    return switch (message) {
+      case Response response -> {
+        String reason = dropReason(response);
+        yield reason == null ? EmitGate.Admission.pass(message) : EmitGate.Admission.drop(reason);
+      }
+      case Batch batch -> admitBatch(batch);
+      default -> EmitGate.Admission.pass(message); // notifications and server requests
+    };
   }
 
-  @Override
-  public String dropReason(JsonRpcMessage message) {
-    if (!(message instanceof Response response) || response.id() == null) {
-      return null; // notifications, server requests, batches and id:null errors always pass
-    }
+  /** Why this response must not reach the host, or null; an admitted answer closes its id. */
+  private String dropReason(Response response) {
     JsonRpcId id = response.id();
+    if (id == null) {
+      return null; // an error about an unreadable message: never correlated, always passed
+    }
     if (cancelFilter && cancelled.consume(id)) {
       close(id);
       return "dropped late response for cancelled id " + id;
@@ -119,5 +150,26 @@ final class AnswerLedger implements EmitGate.Filter {
       return "dropped a second response for id " + id + " (already answered)";
     }
     return null; // an id the relay never saw: not ours to judge
+  }
+
+  /** A batch reply is judged member by member; held-back members are cut out of the array. */
+  private EmitGate.Admission admitBatch(Batch batch) {
+    List<JsonRpcMessage> kept = new ArrayList<>();
+    List<String> reasons = new ArrayList<>();
+    for (JsonRpcMessage member : batch.members()) {
+      String reason = member instanceof Response r ? dropReason(r) : null;
+      if (reason == null) {
+        kept.add(member);
+      } else {
+        reasons.add(reason);
+      }
+    }
+    if (reasons.isEmpty()) {
+      return EmitGate.Admission.pass(batch);
+    }
+    String note = String.join("; ", reasons);
+    return kept.isEmpty()
+        ? EmitGate.Admission.drop(note)
+        : new EmitGate.Admission(Rewrites.batchOf(kept), note);
   }
 }

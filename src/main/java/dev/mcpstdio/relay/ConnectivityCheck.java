@@ -31,7 +31,7 @@ public final class ConnectivityCheck {
   public static int run(RelayConfig config, HttpClient client, Log log) throws InterruptedException {
     try (IdleWatchdog.Sweeper sweeper = new IdleWatchdog.Sweeper("mcp-stdio-watchdog")) {
       Upstream upstream = new Upstream(client, config, log, sweeper, message -> {}, Sleeper.REAL);
-      log.info("checking " + config.url());
+      log.notice("checking " + Relay.origin(config.url()));
       Request probe = (Request) JsonRpcCodec.parse(PROBE.getBytes(StandardCharsets.UTF_8));
       Outcome outcome = upstream.post(Call.internal(probe));
       return report(outcome, upstream, log);
@@ -43,36 +43,37 @@ public final class ConnectivityCheck {
   private static int report(Outcome outcome, Upstream upstream, Log log) throws InterruptedException {
     switch (outcome) {
       case Outcome.Failed f -> {
-        log.info("✗ cannot reach the server: " + f.reason());
+        log.notice("✗ cannot reach the server: " + f.reason());
         return 1;
       }
       case Outcome.Refused r -> {
         String hint = r.status() == 401
             ? " (the server requires authentication: use --bearer-token or -H 'Authorization: ...')"
             : r.status() == 403 ? " (forbidden: the credentials lack access)" : "";
-        log.info("✗ HTTP " + r.status() + hint);
+        log.notice("✗ HTTP " + r.status() + hint);
         return 1;
       }
       case Outcome.Accepted a -> {
-        log.info("✗ HTTP " + a.status() + " without an initialize result: not an MCP endpoint?");
+        log.notice("✗ HTTP " + a.status() + " without an initialize result: not an MCP endpoint?");
         return 1;
       }
       case Outcome.Delivered d -> {
-        log.info("✓ Connected (HTTP " + d.status() + ")");
+        log.notice("✓ Connected (HTTP " + d.status() + ")");
         Response answer = d.answer();
         if (answer == null) {
-          log.info("? the reply was not an initialize result; the endpoint is reachable but may not speak MCP");
+          log.notice("? the reply was not an initialize result; the endpoint is reachable but may not speak MCP");
           return 0;
         }
         if (answer.isError()) {
+          endSession(upstream, d);
           Map<String, JsonSpan> error = Json.fields(answer.bytes(), answer.error());
           String message = error == null ? null : Json.string(answer.bytes(), error.get("message"));
           String code = error == null || error.get("code") == null ? "?" : error.get("code").text(answer.bytes());
-          log.info("✗ MCP initialize failed: error " + code + (message == null ? "" : " " + message));
+          log.notice("✗ MCP initialize failed: error " + code + (message == null ? "" : " " + message));
           return 1;
         }
         describe(answer, d, log);
-        endSession(upstream, d, log);
+        endSession(upstream, d);
         return 0;
       }
     }
@@ -82,21 +83,21 @@ public final class ConnectivityCheck {
     byte[] b = answer.bytes();
     Map<String, JsonSpan> result = Json.fields(b, answer.result());
     if (result == null) {
-      log.info("? initialize result is not an object");
+      log.notice("? initialize result is not an object");
       return;
     }
     Map<String, JsonSpan> info = Json.fields(b, result.get("serverInfo"));
     String name = info == null ? null : Json.string(b, info.get("name"));
     String version = info == null ? null : Json.string(b, info.get("version"));
     String protocol = Json.string(b, result.get("protocolVersion"));
-    log.info("✓ MCP initialize: server=" + (name == null ? "?" : name)
+    log.notice("✓ MCP initialize: server=" + (name == null ? "?" : name)
         + (version == null ? "" : " v" + version) + ", protocol=" + (protocol == null ? "?" : protocol));
     Map<String, JsonSpan> caps = Json.fields(b, result.get("capabilities"));
-    log.info("✓ Capabilities: tools=" + has(caps, "tools") + ", resources=" + has(caps, "resources")
+    log.notice("✓ Capabilities: tools=" + has(caps, "tools") + ", resources=" + has(caps, "resources")
         + ", prompts=" + has(caps, "prompts"));
     String session = SessionLink.sessionIdOf(d.headers());
     if (session != null) {
-      log.info("✓ Session ID: " + (session.length() > 8 ? session.substring(0, 8) + "…" : session));
+      log.notice("✓ Session ID: " + (session.length() > 8 ? session.substring(0, 8) + "…" : session));
     }
   }
 
@@ -104,7 +105,7 @@ public final class ConnectivityCheck {
     return caps != null && caps.containsKey(name) ? "yes" : "no";
   }
 
-  private static void endSession(Upstream upstream, Outcome.Delivered d, Log log)
+  private static void endSession(Upstream upstream, Outcome.Delivered d)
       throws InterruptedException {
     String session = SessionLink.sessionIdOf(d.headers());
     if (session != null) {

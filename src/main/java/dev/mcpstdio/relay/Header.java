@@ -10,7 +10,8 @@ public record Header(String name, String value) {
       throw new IllegalArgumentException("invalid header name: " + name);
     }
     if (!isSafeValue(value)) {
-      throw new IllegalArgumentException("header " + name + " has a value with CR, LF or NUL");
+      throw new IllegalArgumentException(
+          "header " + name + " has a value with a control character or a character above U+00FF");
     }
   }
 
@@ -46,14 +47,19 @@ public record Header(String name, String value) {
     return true;
   }
 
-  /** No CR, LF or NUL: such a value could split or end the header block. */
+  /**
+   * A value HTTP can carry: tabs, spaces and visible characters up to U+00FF (RFC 9110
+   * field-value, as the JDK client enforces). CR, LF, NUL and other controls could split or end
+   * the header block; refusing them here gives a clear error at start-up instead of a failure on
+   * every request.
+   */
   public static boolean isSafeValue(String s) {
     if (s == null) {
       return false;
     }
     for (int i = 0; i < s.length(); i++) {
       char c = s.charAt(i);
-      if (c == '\r' || c == '\n' || c == '\0') {
+      if (c > 0xFF || c == 0x7F || (c < 0x20 && c != '\t')) {
         return false;
       }
     }

@@ -36,10 +36,38 @@ sealed interface Outcome {
    * @param emitted whether part of the response already reached the host
    * @param retryable false when trying again cannot help (a response over the size bound)
    */
-  record Failed(String reason, boolean sent, boolean emitted, boolean retryable) implements Outcome {
+  record Failed(Kind kind, String reason, boolean sent, boolean emitted, boolean retryable)
+      implements Outcome {
+
+    /** A transport failure. */
+    Failed(String reason, boolean sent, boolean emitted, boolean retryable) {
+      this(Kind.TRANSPORT, reason, sent, emitted, retryable);
+    }
+
+    /** A failure of the relay's own making, not to be retried, its reason the whole story. */
+    static Failed of(Kind kind, String reason) {
+      return new Failed(kind, reason, true, false, false);
+    }
+
     @Override
     public HttpHeaders headers() {
-      return HttpHeaders.of(java.util.Map.of(), (a, b) -> true);
+      return NO_HEADERS;
     }
   }
+
+  /** Why an attempt failed, where the error written for it says so in its own words. */
+  enum Kind {
+    /** The network or the server's side of HTTP. */
+    TRANSPORT,
+    /** The session was lost and could not be re-established. */
+    SESSION_LOST,
+    /** The relay is shutting down. */
+    SHUTDOWN,
+    /** The relay failed itself. */
+    INTERNAL,
+    /** The message or its answer did not fit in the relay's heap. */
+    OUT_OF_MEMORY
+  }
+
+  HttpHeaders NO_HEADERS = HttpHeaders.of(java.util.Map.of(), (a, b) -> true);
 }

@@ -13,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -22,9 +23,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * that pages itself (sends {@code cursor}) is passed through untouched.
  *
  * <p>Pages are fetched with relay-owned ids and the merged answer carries the host's id. At most
- * {@link #MAX_PAGES} pages are fetched. A failure of the first page is the request's failure; a
- * failure (or the cap) after that yields the pages so far with {@code nextCursor} pointing at the
- * first one missing, so nothing is silently lost.
+ * {@link #MAX_PAGES} pages are fetched, and no more than {@code --max-message-size} bytes of
+ * them. A failure of the first page is the request's failure; a failure (or a bound) after that
+ * yields the pages so far with {@code nextCursor} pointing at the first one missing, so nothing is
+ * silently lost. A host's cancel is forwarded under the id of the page in flight (the only id the
+ * server knows) and stops the paging.
  */
 final class PaginateLists implements Interceptor {
 
@@ -38,12 +41,25 @@ final class PaginateLists implements Interceptor {
           "prompts/list", "prompts");
 
   private final Inbound inbound;
+  private final AnswerLedger ledger;
+  private final long maxBytes;
   private final Log log;
   private final AtomicLong sequence = new AtomicLong();
+  private final Map<JsonRpcId, JsonRpcId> pageInFlight = new ConcurrentHashMap<>();
 
-  PaginateLists(Inbound inbound, Log log) {
+  /**
+   * @param maxBytes bound on the merged result (the pages' bytes, summed); 0 means none
+   */
+  PaginateLists(Inbound inbound, AnswerLedger ledger, long maxBytes, Log log) {
     this.inbound = inbound;
+    this.ledger = ledger;
+    this.maxBytes = maxBytes <= 0 ? Long.MAX_VALUE : maxBytes;
     this.log = log;
+  }
+
+  /** The relay-owned id of the page being fetched for the host's request {@code hostId}, or null. */
+  JsonRpcId pageInFlight(JsonRpcId hostId) {
+    return pageInFlight.get(hostId);
   }
 
   @Override
@@ -70,12 +86,22 @@ final class PaginateLists implements Interceptor {
 
   private Outcome paginate(Chain chain, Call call, Request request, String field)
       throws InterruptedException {
+    try {
+      return fetchPages(chain, call, request, field);
+    } finally {
+      pageInFlight.remove(request.id());
+    }
+  }
+
+  private Outcome fetchPages(Chain chain, Call call, Request request, String field)
+      throws InterruptedException {
     List<ListMerge.Page> pages = new ArrayList<>();
     String cursor = null;
     Outcome first = null;
+    long merged = 0;
     for (int page = 1; page <= MAX_PAGES; page++) {
-      Request pageRequest =
-          Rewrites.withId(request, JsonRpcId.relayOwned(Rewrites.RELAY_ID_PREFIX + "page-" + sequence.incrementAndGet()));
+      JsonRpcId pageId = JsonRpcId.relayOwned(Rewrites.RELAY_ID_PREFIX + "page-" + sequence.incrementAndGet());
+      Request pageRequest = Rewrites.withId(request, pageId);
       if (cursor != null) {
         pageRequest = Rewrites.withParam(pageRequest, "cursor", Json.quote(cursor));
       }
@@ -83,7 +109,13 @@ final class PaginateLists implements Interceptor {
       if (page == 1) {
         pageCall.handover().whenComplete((ok, e) -> call.handover().complete(null));
       }
+      pageInFlight.put(request.id(), pageId);
       Outcome outcome = chain.proceed(pageCall);
+      if (ledger.isCancelled(request.id())) {
+        log.info(request.method() + " " + request.id() + " was cancelled; stopped paging");
+        ledger.closeCancelled(request.id()); // the host gave up: it expects nothing more
+        return outcome;
+      }
       if (page == 1) {
         first = outcome;
       }
@@ -103,6 +135,12 @@ final class PaginateLists implements Interceptor {
       if (page == 1 && nextCursor(answer) == null) {
         inbound.accept(Rewrites.withId(answer, request.id())); // one page: the server's bytes
         return outcome;
+      }
+      merged += answer.result().length();
+      if (merged > maxBytes) {
+        log.warn(request.method() + ": the merged list would exceed --max-message-size; returning "
+            + pages.size() + " pages with nextCursor to resume");
+        return deliver(first, request, pages, field, cursor);
       }
       pages.add(new ListMerge.Page(answer.bytes(), answer.result()));
       cursor = nextCursor(answer);

@@ -1,6 +1,7 @@
 package dev.mcpstdio.relay;
 
 import dev.mcpstdio.jsonrpc.ErrorCodes;
+import dev.mcpstdio.jsonrpc.Json;
 import dev.mcpstdio.jsonrpc.JsonRpcCodec;
 import dev.mcpstdio.jsonrpc.JsonRpcErrors;
 import dev.mcpstdio.jsonrpc.JsonRpcId;
@@ -61,6 +62,7 @@ public final class Relay {
   private final List<Interceptor> links;
   private final ActiveExchanges exchanges = new ActiveExchanges();
   private final DispatchOrder order;
+  private final PaginateLists pages;
   private final AtomicBoolean stopping = new AtomicBoolean();
   private final CountDownLatch stopped = new CountDownLatch(1);
 
@@ -83,14 +85,14 @@ public final class Relay {
     this.serverStream =
         new ServerStream(upstream, session, config.streamReadTimeout(), sleeper, log);
     InitializeMemory memory = new InitializeMemory();
+    this.pages = new PaginateLists(inbound, ledger, config.maxMessageSize(), log);
     List<Interceptor> chain = new ArrayList<>();
     if (config.normalizeArguments()) {
       chain.add(new NormalizeArguments());
     }
-    chain.add(new TrackCancels(ledger));
     chain.add(new AwaitServerStream(serverStream));
-    chain.add(new PaginateLists(inbound, log));
-    chain.add(new SessionLink(session, memory, log, serverStream::sessionChanged));
+    chain.add(pages);
+    chain.add(new SessionLink(session, memory, log, serverStream::sessionChanged, this::endSessionLater));
     chain.add(new RetryLink(config.retry(), sleeper, log));
     this.links = List.copyOf(chain);
     wire.onBroken(() -> Thread.ofVirtual().start(() -> shutdown("stdout closed by the host")));
@@ -101,11 +103,17 @@ public final class Relay {
    * the grace period, ends the session and returns the exit code.
    */
   public int run() throws InterruptedException {
-    log.info("connecting to " + config.url());
+    // Only the origin at info level: some services put an API key in the path.
+    log.info("connecting to " + origin(config.url()));
+    log.debug("endpoint " + config.url());
     Thread reader = Thread.ofPlatform().daemon().name("mcp-stdio-stdin").start(this::readLoop);
     stopped.await();
     reader.interrupt();
     return 0;
+  }
+
+  static String origin(java.net.URI url) {
+    return url.getScheme() + "://" + url.getHost() + (url.getPort() > 0 ? ":" + url.getPort() : "");
   }
 
   private void readLoop() {
@@ -169,38 +177,27 @@ public final class Relay {
   }
 
   private void dispatch(JsonRpcMessage message) throws InterruptedException {
+    if (stopping.get()) {
+      refuseWhileStopping(message);
+      return;
+    }
     switch (message) {
       case Invalid invalid -> {
         reject(invalid.id(), ErrorCodes.INVALID_REQUEST, "Invalid Request: " + invalid.reason());
         return;
       }
       case Request request -> {
-        if (Rewrites.isRelayOwned(request.id())) {
-          reject(request.id(), ErrorCodes.INVALID_REQUEST,
-              "Invalid Request: ids starting with \"" + Rewrites.RELAY_ID_PREFIX + "\" are reserved by the relay");
+        if (!admit(request)) {
           return;
-        }
-        switch (ledger.open(request.id(), config.readTimeout())) {
-          case DUPLICATE -> {
-            reject(request.id(), ErrorCodes.INVALID_REQUEST,
-                "Invalid Request: id " + request.id() + " is already in use by a request in flight");
-            return;
-          }
-          case BUSY -> {
-            reject(request.id(), ErrorCodes.UPSTREAM_ERROR,
-                "too many requests in flight (" + AnswerLedger.MAX_OPEN + "); try again");
-            return;
-          }
-          case OPENED -> {}
         }
       }
       case Batch batch -> {
-        for (JsonRpcMessage member : batch.members()) {
-          if (member instanceof Request r) {
-            ledger.open(r.id(), config.readTimeout());
-          }
+        message = admitMembers(batch);
+        if (message == null) {
+          return;
         }
       }
+      case Notification n when "notifications/cancelled".equals(n.method()) -> message = cancel(n);
       default -> {}
     }
     if (!(message instanceof Request) && !(message instanceof Batch)) {
@@ -215,6 +212,82 @@ public final class Relay {
     }
   }
 
+  /** Opens a request in the ledger, or answers it at once when it cannot be sent. */
+  private boolean admit(Request request) throws InterruptedException {
+    if (Rewrites.isRelayOwned(request.id())) {
+      reject(request.id(), ErrorCodes.INVALID_REQUEST,
+          "Invalid Request: ids starting with \"" + Rewrites.RELAY_ID_PREFIX + "\" are reserved by the relay");
+      return false;
+    }
+    switch (ledger.open(request.id(), config.readTimeout())) {
+      case DUPLICATE -> {
+        reject(request.id(), ErrorCodes.INVALID_REQUEST,
+            "Invalid Request: id " + request.id() + " is already in use by a request in flight");
+        return false;
+      }
+      case BUSY -> {
+        reject(request.id(), ErrorCodes.UPSTREAM_ERROR,
+            "too many requests in flight (" + AnswerLedger.MAX_OPEN + "); try again");
+        return false;
+      }
+      case OPENED -> {
+        return true;
+      }
+    }
+    throw new AssertionError("unreachable");
+  }
+
+  /**
+   * Admits a batch member by member: members that cannot be sent are answered at once and cut
+   * out, so the server never sees a member the relay already answered. Returns the batch to send,
+   * or null when nothing is left.
+   */
+  private JsonRpcMessage admitMembers(Batch batch) throws InterruptedException {
+    List<JsonRpcMessage> kept = new ArrayList<>();
+    for (JsonRpcMessage member : batch.members()) {
+      switch (member) {
+        case Invalid invalid ->
+            reject(invalid.id(), ErrorCodes.INVALID_REQUEST, "Invalid Request: " + invalid.reason());
+        case Request request -> {
+          if (admit(request)) {
+            kept.add(request);
+          }
+        }
+        case Notification n when "notifications/cancelled".equals(n.method()) -> kept.add(cancel(n));
+        default -> kept.add(member);
+      }
+    }
+    if (kept.isEmpty()) {
+      return null;
+    }
+    return kept.size() == batch.members().size() ? batch : Rewrites.batchOf(kept);
+  }
+
+  /**
+   * Notes a cancel here, on the reader thread, so that a response racing the cancel's own POST is
+   * already held back. A cancel for a list the relay is paging names the page in flight instead,
+   * the only id the server knows.
+   */
+  private Notification cancel(Notification n) {
+    JsonRpcId id = Json.id(n.bytes(), Json.field(n.bytes(), n.params(), "requestId"));
+    if (id == null) {
+      return n;
+    }
+    ledger.cancel(id);
+    JsonRpcId page = pages.pageInFlight(id);
+    return page == null ? n : Rewrites.withParam(n, "requestId", page.json());
+  }
+
+  /** After shutdown began, a request is answered at once; nothing more is sent. */
+  private void refuseWhileStopping(JsonRpcMessage message) {
+    List<JsonRpcMessage> members = message instanceof Batch b ? b.members() : List.of(message);
+    for (JsonRpcMessage m : members) {
+      if (m instanceof Request r) {
+        reject(r.id(), ErrorCodes.UPSTREAM_ERROR, "relay shutting down");
+      }
+    }
+  }
+
   private static boolean isHandshake(JsonRpcMessage message) {
     return (message instanceof Request r && "initialize".equals(r.method()))
         || (message instanceof Notification n && "notifications/initialized".equals(n.method()));
@@ -222,28 +295,30 @@ public final class Relay {
 
   private CompletableFuture<Void> launch(Call call) {
     CompletableFuture<Void> done = new CompletableFuture<>();
-    Thread.ofVirtual()
-        .name("mcp-stdio-exchange")
-        .start(
-            () -> {
-              Thread self = Thread.currentThread();
-              exchanges.enter(self);
-              try {
-                settle(call, Interceptor.run(links, upstream::post, call));
-              } catch (InterruptedException e) {
-                settle(call, new Outcome.Failed("relay shutting down", true, false, false));
-              } catch (RuntimeException e) {
-                log.error("internal relay error: " + e);
-                settle(call, new Outcome.Failed("internal relay error", true, false, false));
-              } catch (OutOfMemoryError e) {
-                log.error("out of memory relaying a message; raise the heap with MCP_STDIO_JAVA_OPTS=-Xmx...");
-                settle(call, new Outcome.Failed(OUT_OF_MEMORY, true, false, false));
-              } finally {
-                call.handover().complete(null);
-                exchanges.exit(self);
-                done.complete(null);
-              }
-            });
+    Thread exchange =
+        Thread.ofVirtual()
+            .name("mcp-stdio-exchange")
+            .unstarted(
+                () -> {
+                  try {
+                    settle(call, Interceptor.run(links, upstream::post, call));
+                  } catch (InterruptedException e) {
+                    settle(call, Outcome.Failed.of(Outcome.Kind.SHUTDOWN, "relay shutting down"));
+                  } catch (RuntimeException e) {
+                    log.error("internal relay error: " + e);
+                    settle(call, Outcome.Failed.of(Outcome.Kind.INTERNAL, "internal relay error"));
+                  } catch (OutOfMemoryError e) {
+                    log.error("out of memory relaying a message; raise the heap with MCP_STDIO_JAVA_OPTS=-Xmx...");
+                    settle(call, Outcome.Failed.of(Outcome.Kind.OUT_OF_MEMORY, OUT_OF_MEMORY));
+                  } finally {
+                    call.handover().complete(null);
+                    exchanges.exit(Thread.currentThread());
+                    done.complete(null);
+                  }
+                });
+    // Counted before it starts: a shutdown that begins right now must wait for it.
+    exchanges.enter(exchange);
+    exchange.start();
     return done;
   }
 
@@ -290,7 +365,7 @@ public final class Relay {
       }
     }
     UpstreamErrors.Error error = UpstreamErrors.describe(call, outcome);
-    answerOwn(id, ErrorCodes.UPSTREAM_ERROR, error.message(), error.data());
+    answerOwn(id, error.code(), error.message(), error.data());
   }
 
   /** Answers an open request with the relay's own error, unless it was answered already. */
@@ -330,6 +405,7 @@ public final class Relay {
         exchanges.awaitIdle(Duration.ofSeconds(2));
       }
       serverStream.stop();
+      answerTheRest();
       endSession();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -337,6 +413,24 @@ public final class Relay {
       sweeper.close();
       stopped.countDown();
     }
+  }
+
+  /** Whatever is still open gets its one answer before the relay goes. */
+  private void answerTheRest() {
+    for (JsonRpcId id : ledger.openIds()) {
+      answerOwn(id, ErrorCodes.UPSTREAM_ERROR, "relay shutting down", null);
+    }
+  }
+
+  /** Ends an abandoned session in the background (best effort, bounded by its own timeout). */
+  private void endSessionLater(SessionState.Snapshot old) {
+    Thread.ofVirtual().name("mcp-stdio-delete").start(() -> {
+      try {
+        upstream.delete(SessionLink.sessionHeaders(old), Duration.ofSeconds(2));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    });
   }
 
   private void endSession() throws InterruptedException {

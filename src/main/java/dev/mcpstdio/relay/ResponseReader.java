@@ -73,6 +73,7 @@ final class ResponseReader implements HttpResponse.BodySubscriber<ResponseReader
       long contentLength,
       long maxBytes,
       Duration idleTimeout,
+      String idleLabel,
       IdleWatchdog.Sweeper sweeper,
       Predicate<byte[]> onMessage) {
     this.format = format;
@@ -85,7 +86,7 @@ final class ResponseReader implements HttpResponse.BodySubscriber<ResponseReader
               if (answered) {
                 endEarly(); // the answer is in; the server just did not end the stream
               } else {
-                fail("no data from upstream for " + idleTimeout.toSeconds() + " s (--timeout-read)", true);
+                fail("no data from upstream for " + seconds(idleTimeout) + " (" + idleLabel + ")", true);
               }
             });
     int expected = contentLength > 0 && contentLength <= this.maxBytes && contentLength < (1 << 28) && encodingIsIdentity(encoding)
@@ -102,8 +103,13 @@ final class ResponseReader implements HttpResponse.BodySubscriber<ResponseReader
                 })
             : null;
     ContentDecoder.Sink sink = format == Format.EVENT_STREAM ? this::feedEvents : this::collect;
-    this.decoder =
-        ContentDecoder.forEncoding(encoding, format == Format.DRAIN ? 0 : maxBytes, sink);
+    // Bound on decoded bytes: a JSON body as a whole; an event stream is bounded per event by
+    // its decoder (a long-lived stream may carry any number of events), a drained body by its own.
+    this.decoder = ContentDecoder.forEncoding(encoding, format == Format.JSON ? maxBytes : 0, sink);
+  }
+
+  private static String seconds(Duration d) {
+    return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() + " ms";
   }
 
   private static boolean encodingIsIdentity(String encoding) {
@@ -136,6 +142,10 @@ final class ResponseReader implements HttpResponse.BodySubscriber<ResponseReader
   @Override
   public void onSubscribe(Flow.Subscription s) {
     subscription = s;
+    if (finished.get()) {
+      s.cancel(); // refused before it began (bad encoding, too long): close the connection
+      return;
+    }
     watchdog.start();
     s.request(1);
   }

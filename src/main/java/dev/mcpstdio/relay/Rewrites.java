@@ -4,11 +4,13 @@ import dev.mcpstdio.jsonrpc.Json;
 import dev.mcpstdio.jsonrpc.JsonRpcCodec;
 import dev.mcpstdio.jsonrpc.JsonRpcId;
 import dev.mcpstdio.jsonrpc.JsonRpcMessage;
+import dev.mcpstdio.jsonrpc.JsonRpcMessage.Notification;
 import dev.mcpstdio.jsonrpc.JsonRpcMessage.Request;
 import dev.mcpstdio.jsonrpc.JsonRpcMessage.Response;
 import dev.mcpstdio.jsonrpc.JsonSpan;
 import dev.mcpstdio.jsonrpc.MalformedMessageException;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 
 /**
  * Surgical edits of a message: one value swapped or one member added, every other byte kept.
@@ -41,25 +43,47 @@ final class Rewrites {
    * an object).
    */
   static Request withParam(Request request, String name, String valueJson) {
-    byte[] bytes = request.bytes();
-    JsonSpan params = request.params();
+    return (Request) parse(withParamBytes(request.bytes(), request.params(), name, valueJson));
+  }
+
+  private static byte[] withParamBytes(byte[] bytes, JsonSpan params, String name, String valueJson) {
     String member = Json.quote(name) + ":" + valueJson;
-    byte[] edited;
     if (params == null) {
-      edited = insertBeforeClose(bytes, new JsonSpan(0, bytes.length), ",\"params\":{" + member + "}");
-    } else {
-      java.util.Map<String, JsonSpan> fields = Json.fields(bytes, params);
-      JsonSpan existing = fields == null ? null : fields.get(name);
-      if (fields == null) {
-        // params is not an object (null, an array): an object with the one member replaces it
-        edited = params.replace(bytes, ("{" + member + "}").getBytes(StandardCharsets.UTF_8));
-      } else if (existing != null) {
-        edited = existing.replace(bytes, valueJson.getBytes(StandardCharsets.UTF_8));
-      } else {
-        edited = insertBeforeClose(bytes, params, (fields.isEmpty() ? "" : ",") + member);
-      }
+      return insertBeforeClose(bytes, new JsonSpan(0, bytes.length), ",\"params\":{" + member + "}");
     }
-    return (Request) parse(edited);
+    java.util.Map<String, JsonSpan> fields = Json.fields(bytes, params);
+    if (fields == null) {
+      // params is not an object (null, an array): an object with the one member replaces it
+      return params.replace(bytes, ("{" + member + "}").getBytes(StandardCharsets.UTF_8));
+    }
+    JsonSpan existing = fields.get(name);
+    if (existing != null) {
+      return existing.replace(bytes, valueJson.getBytes(StandardCharsets.UTF_8));
+    }
+    return insertBeforeClose(bytes, params, (fields.isEmpty() ? "" : ",") + member);
+  }
+
+  /** A batch of {@code members}, each with its own bytes. */
+  static JsonRpcMessage batchOf(List<JsonRpcMessage> members) {
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    out.write('[');
+    for (int i = 0; i < members.size(); i++) {
+      if (i > 0) {
+        out.write(',');
+      }
+      out.writeBytes(members.get(i).bytes());
+    }
+    out.write(']');
+    return parse(out.toByteArray());
+  }
+
+  /**
+   * Sets member {@code name} of a notification's {@code params} to {@code valueJson} (as {@link
+   * #withParam(Request, String, String)} does for requests).
+   */
+  static Notification withParam(Notification notification, String name, String valueJson) {
+    byte[] edited = withParamBytes(notification.bytes(), notification.params(), name, valueJson);
+    return (Notification) parse(edited);
   }
 
   /** Inserts text just before the closing brace of the object in {@code span}. */

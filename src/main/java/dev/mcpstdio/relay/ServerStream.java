@@ -17,6 +17,7 @@ import java.util.Map;
  */
 final class ServerStream {
 
+  static final Duration INITIAL_BACKOFF = Duration.ofSeconds(1);
   static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
 
   private final Upstream upstream;
@@ -79,60 +80,21 @@ final class ServerStream {
   }
 
   private void run() {
-    Duration backoff = Duration.ofSeconds(1);
-    String lastEventId = null;
-    long generation = -1;
     while (!stopped) {
-      SessionState.Snapshot s = session.current();
-      if (s.generation() != generation) {
-        lastEventId = null; // event ids belong to the old session's stream
-        generation = s.generation();
-      }
-      Map<String, String> headers = SessionLink.sessionHeaders(s);
-      Upstream.StreamResult result;
+      Duration wait;
       try {
-        result = upstream.openStream(headers, lastEventId, idleTimeout, null, status -> established.complete(null));
+        wait = cycle();
       } catch (InterruptedException e) {
         if (stopped) {
           return;
         }
         continue; // the session changed: reopen on the new one
+      } catch (RuntimeException e) {
+        log.warn("GET stream failed: " + e);
+        wait = nextBackoff();
       }
-      established.complete(null);
-      int status = result.status();
-      if (status == 405 || status == 400 || (status == 404 && s.sessionId() == null)) {
-        log.debug("server offers no GET stream (HTTP " + status + "); continuing without it");
+      if (wait == null) {
         return;
-      }
-      if (status == 404 && s.sessionId() != null) {
-        try {
-          session.awaitChange(s.generation(), Duration.ofMinutes(5).toMillis());
-        } catch (InterruptedException e) {
-          if (stopped) {
-            return;
-          }
-        }
-        continue;
-      }
-      long retry = -1;
-      if (status == 200 && result.body() != null) {
-        if (result.body().lastEventId() != null) {
-          lastEventId = result.body().lastEventId();
-        }
-        retry = result.body().retryMillis();
-        if (result.body().failure() != null) {
-          log.debug("GET stream ended: " + result.body().failure());
-        }
-        backoff = Duration.ofSeconds(1);
-      } else if (status == 200) {
-        log.debug("server answered GET without an event stream; continuing without it");
-        return;
-      } else {
-        log.debug("GET stream unavailable (" + (status < 0 ? result.failure() : "HTTP " + status) + ")");
-      }
-      Duration wait = retry >= 0 ? Duration.ofMillis(retry) : backoff;
-      if (retry < 0 && status != 200) {
-        backoff = backoff.multipliedBy(2).compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : backoff.multipliedBy(2);
       }
       try {
         sleeper.sleep(wait);
@@ -143,4 +105,61 @@ final class ServerStream {
       }
     }
   }
+
+  private Duration backoff = INITIAL_BACKOFF;
+  private String lastEventId;
+  private long generation = -1;
+
+  /** Opens the stream once and reads it to its end; returns the wait before the next, or null. */
+  private Duration cycle() throws InterruptedException {
+    SessionState.Snapshot s = session.current();
+    if (s.generation() != generation) {
+      lastEventId = null; // event ids belong to the old session's stream
+      generation = s.generation();
+    }
+    Map<String, String> headers = SessionLink.sessionHeaders(s);
+    Upstream.StreamResult result =
+        upstream.openStream(headers, lastEventId, idleTimeout, null, status -> established.complete(null));
+    established.complete(null);
+    int status = result.status();
+    if (status == 405 || status == 400 || (status == 404 && s.sessionId() == null)) {
+      log.debug("server offers no GET stream (HTTP " + status + "); continuing without it");
+      return null;
+    }
+    if (status == 404) {
+      session.awaitChange(s.generation(), Duration.ofMinutes(5).toMillis());
+      return Duration.ZERO;
+    }
+    if (status == 200 && result.body() == null) {
+      log.debug("server answered GET without an event stream; continuing without it");
+      return null;
+    }
+    if (status != 200) {
+      log.debug("GET stream unavailable (" + (status < 0 ? result.failure() : "HTTP " + status) + ")");
+      return nextBackoff();
+    }
+    if (result.body().lastEventId() != null) {
+      lastEventId = result.body().lastEventId();
+    }
+    if (result.body().failure() != null) {
+      log.debug("GET stream ended: " + result.body().failure());
+    }
+    if (result.delivered() == 0) {
+      // A stream that ends without a single message would otherwise be reopened in a hot loop.
+      return max(nextBackoff(), Upstream.boundedRetry(result.body().retryMillis(), Duration.ZERO));
+    }
+    backoff = INITIAL_BACKOFF;
+    return Duration.ofMillis(Upstream.boundedRetry(result.body().retryMillis(), INITIAL_BACKOFF));
+  }
+
+  private Duration nextBackoff() {
+    Duration wait = backoff;
+    backoff = backoff.multipliedBy(2).compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : backoff.multipliedBy(2);
+    return wait;
+  }
+
+  private static Duration max(Duration a, long millis) {
+    return a.toMillis() >= millis ? a : Duration.ofMillis(millis);
+  }
+
 }

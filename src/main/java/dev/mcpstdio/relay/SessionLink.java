@@ -29,12 +29,23 @@ final class SessionLink implements Interceptor {
   private final InitializeMemory memory;
   private final Log log;
   private final Runnable onNewSession;
+  private final java.util.function.Consumer<SessionState.Snapshot> endSession;
 
-  SessionLink(SessionState session, InitializeMemory memory, Log log, Runnable onNewSession) {
+  /**
+   * @param onNewSession told when the session is replaced (the GET stream follows it)
+   * @param endSession ends a session the relay no longer uses (DELETE), without waiting
+   */
+  SessionLink(
+      SessionState session,
+      InitializeMemory memory,
+      Log log,
+      Runnable onNewSession,
+      java.util.function.Consumer<SessionState.Snapshot> endSession) {
     this.session = session;
     this.memory = memory;
     this.log = log;
     this.onNewSession = onNewSession;
+    this.endSession = endSession;
   }
 
   @Override
@@ -94,10 +105,18 @@ final class SessionLink implements Interceptor {
       return;
     }
     String version = protocolVersionOf(d.answer());
-    String previous = session.current().protocolVersion();
-    session.replace(sessionIdOf(d.headers()), version != null ? version : previous);
+    SessionState.Snapshot old = session.current();
+    String previous = old.protocolVersion();
+    String sessionId = sessionIdOf(d.headers());
+    session.replace(sessionId, version != null ? version : previous);
     if (version != null && !version.equals(previous)) {
       log.info("negotiated MCP protocol version: " + version);
+    }
+    if (old.sessionId() != null && !old.sessionId().equals(sessionId)) {
+      // The host initialized again: the old session is abandoned, so end it, and let the GET
+      // stream move to the new one.
+      endSession.accept(old);
+      onNewSession.run();
     }
   }
 
@@ -110,7 +129,7 @@ final class SessionLink implements Interceptor {
         String failure = reinitialize(chain);
         if (failure != null) {
           log.warn("session lost: " + failure);
-          return new Outcome.Failed("session lost: " + failure, true, false, false);
+          return Outcome.Failed.of(Outcome.Kind.SESSION_LOST, "session lost: " + failure);
         }
       }
     } finally {
@@ -119,8 +138,8 @@ final class SessionLink implements Interceptor {
     Outcome replay = chain.proceed(withSession(call, session.current()));
     adoptSessionId(call, replay);
     if (replay instanceof Outcome.Refused r && r.status() == 404) {
-      return new Outcome.Failed(
-          "session lost: the server rejected the new session too (HTTP 404)", true, false, false);
+      return Outcome.Failed.of(
+          Outcome.Kind.SESSION_LOST, "session lost: the server rejected the new session too (HTTP 404)");
     }
     return replay;
   }

@@ -56,7 +56,8 @@ final class Upstream {
 
   private final List<String[]> postHeaders;
   private final List<String[]> otherHeaders;
-  private static final HttpHeaders NO_HEADERS = HttpHeaders.of(Map.of(), (a, b) -> true);
+  /** The JDK client has no "no timeout" value for a request; a year is as good. */
+  private static final Duration FOREVER = Duration.ofDays(365);
 
   private final HttpClient client;
   private final URI url;
@@ -119,7 +120,9 @@ final class Upstream {
     } catch (IOException e) {
       boolean wasSent = sent.isDone() && !(e instanceof ConnectException) && !(e instanceof HttpConnectTimeoutException);
       sent.complete(null);
-      return new Outcome.Failed(describe(e), wasSent, false, true);
+      // A certificate the relay does not trust stays untrusted: trying again cannot help.
+      boolean retryable = !(e instanceof javax.net.ssl.SSLHandshakeException);
+      return new Outcome.Failed(describe(e), wasSent, false, retryable);
     } finally {
       sent.complete(null);
     }
@@ -168,10 +171,10 @@ final class Upstream {
     int fruitless = 0;
     while (delivery.answer.get() == null
         && call.isRequest()
-        && last.lastEventId() != null
+        && resumableId(last.lastEventId()) != null
         && last.retryable()
         && fruitless < MAX_RESUME_ATTEMPTS) {
-      long delay = last.retryMillis() >= 0 ? last.retryMillis() : DEFAULT_RESUME_DELAY.toMillis();
+      long delay = boundedRetry(last.retryMillis(), DEFAULT_RESUME_DELAY);
       log.info(
           "response stream for id "
               + call.requestId()
@@ -186,9 +189,11 @@ final class Upstream {
       StreamResult resumed = openStream(call.headers(), last.lastEventId(), config.readTimeout(), delivery);
       if (resumed.status() != 200 || resumed.body() == null) {
         String why = resumed.failure() != null ? resumed.failure() : "HTTP " + resumed.status();
+        // Retryable: whether the request may be sent again is the retry link's decision (it
+        // never replays a call whose answer had begun to arrive, nor an unsafe method).
         return new Outcome.Failed(
             "upstream stream interrupted and could not be resumed (" + why + ")",
-            true, delivery.emitted.get(), false);
+            true, delivery.emitted.get(), true);
       }
       fruitless = delivery.count.get() > before ? 0 : fruitless + 1;
       last = resumed.body().lastEventId() == null
@@ -211,8 +216,32 @@ final class Upstream {
     };
   }
 
-  /** What a GET event stream came to. */
-  record StreamResult(int status, HttpHeaders headers, ResponseReader.Result body, String failure) {}
+  /** Longest wait honoured from a server's {@code retry:} field. */
+  static final Duration MAX_RETRY = Duration.ofMinutes(5);
+
+  /** Shortest wait between reconnections, whatever {@code retry:} says (no hot loop). */
+  static final Duration MIN_RETRY = Duration.ofMillis(100);
+
+  /** The server's {@code retry:} delay in milliseconds, bounded; {@code fallback} when absent. */
+  static long boundedRetry(long retryMillis, Duration fallback) {
+    long ms = retryMillis >= 0 ? retryMillis : fallback.toMillis();
+    return Math.max(MIN_RETRY.toMillis(), Math.min(ms, MAX_RETRY.toMillis()));
+  }
+
+  /**
+   * An event id usable to resume a stream: it goes into the {@code Last-Event-ID} header, so
+   * only visible ASCII of a sane length; anything else means the stream cannot be resumed.
+   */
+  static String resumableId(String id) {
+    return id != null && id.length() <= 1024 && Header.isVisibleAscii(id) ? id : null;
+  }
+
+  /**
+   * What a GET event stream came to.
+   *
+   * @param delivered how many messages it carried
+   */
+  record StreamResult(int status, ResponseReader.Result body, String failure, int delivered) {}
 
   /**
    * Opens a GET event stream and reads it until it ends; messages go to {@code delivery} (or the
@@ -238,16 +267,19 @@ final class Upstream {
     Map<String, String> headers = new LinkedHashMap<>(callHeaders);
     headers.put("accept", "text/event-stream"); // required on GET, whatever was pinned
     HttpRequest.Builder request = request(otherHeaders, headers).GET();
-    if (lastEventId != null) {
+    // A stream may send nothing, headers included, until it has an event (some servers commit
+    // the response only then): its own idle bound applies, not --timeout-read; zero means none.
+    request.timeout(idleTimeout.isZero() ? FOREVER : idleTimeout);
+    if (resumableId(lastEventId) != null) {
       request.header("Last-Event-ID", lastEventId);
     }
     Delivery target = delivery != null ? delivery : new Delivery(null);
     try {
       HttpResponse<ResponseReader.Result> response =
           send(request.build(), target, idleTimeout, true, onResponse);
-      return new StreamResult(response.statusCode(), response.headers(), response.body(), null);
+      return new StreamResult(response.statusCode(), response.body(), null, target.count.get());
     } catch (IOException e) {
-      return new StreamResult(-1, NO_HEADERS, null, describe(e));
+      return new StreamResult(-1, null, describe(e), 0);
     }
   }
 
@@ -341,6 +373,7 @@ final class Upstream {
       HttpResponse.ResponseInfo info, Delivery delivery, Duration idleTimeout, boolean streamOnly) {
     int status = info.statusCode();
     HttpHeaders headers = info.headers();
+    String idleLabel = streamOnly ? "--sse-read-timeout" : "--timeout-read";
     String encoding = headers.firstValue("content-encoding").orElse("");
     String type = headers.firstValue("content-type").orElse("").toLowerCase(Locale.ROOT);
     boolean success = status >= 200 && status < 300 && status != 202 && status != 204;
@@ -355,24 +388,25 @@ final class Upstream {
       format = ResponseReader.Format.JSON;
     }
     delivery.eventStream = format == ResponseReader.Format.EVENT_STREAM;
+    boolean supported = ContentDecoder.supports(encoding);
+    long length = headers.firstValueAsLong("content-length").orElse(-1);
     ResponseReader reader =
         new ResponseReader(
             format,
-            ContentDecoder.supports(encoding) ? encoding : "",
-            headers.firstValueAsLong("content-length").orElse(-1),
+            supported ? encoding : "",
+            length,
             config.maxMessageSize(),
             idleTimeout,
+            idleLabel,
             sweeper,
             delivery::deliver);
-    if (!ContentDecoder.supports(encoding)) {
+    if (!supported) {
       reader.fail("upstream used unsupported Content-Encoding '" + encoding + "'", false);
-    } else if (format == ResponseReader.Format.JSON && config.maxMessageSize() > 0) {
-      long length = headers.firstValueAsLong("content-length").orElse(-1);
-      if (length > config.maxMessageSize()) {
-        reader.fail(
-            "response exceeds --max-message-size (" + config.maxMessageSize() + " bytes); aborting",
-            false);
-      }
+    } else if (format == ResponseReader.Format.JSON && config.maxMessageSize() > 0
+        && length > config.maxMessageSize()) {
+      reader.fail(
+          "response exceeds --max-message-size (" + config.maxMessageSize() + " bytes); aborting",
+          false);
     }
     return reader;
   }

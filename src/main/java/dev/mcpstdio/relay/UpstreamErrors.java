@@ -1,5 +1,6 @@
 package dev.mcpstdio.relay;
 
+import dev.mcpstdio.jsonrpc.ErrorCodes;
 import java.time.Duration;
 
 /**
@@ -12,8 +13,12 @@ import java.time.Duration;
  */
 final class UpstreamErrors {
 
-  /** An error's message and its {@code data} member as JSON (or null). */
-  record Error(String message, String data) {}
+  /** An error's code, message and {@code data} member as JSON (or null). */
+  record Error(int code, String message, String data) {
+    Error(String message, String data) {
+      this(ErrorCodes.UPSTREAM_ERROR, message, data);
+    }
+  }
 
   private UpstreamErrors() {}
 
@@ -56,9 +61,14 @@ final class UpstreamErrors {
 
   private static Error failed(Call call, Outcome.Failed f) {
     String reason = f.reason();
-    if (reason.startsWith("session lost") || reason.startsWith("relay shutting down")
-        || reason.startsWith("internal relay error") || reason.equals(Relay.OUT_OF_MEMORY)) {
-      return new Error(reason, null);
+    switch (f.kind()) {
+      case INTERNAL, OUT_OF_MEMORY -> {
+        return new Error(ErrorCodes.INTERNAL_ERROR, reason, null);
+      }
+      case SESSION_LOST, SHUTDOWN -> {
+        return new Error(reason, null); // the relay's own words are the whole story
+      }
+      case TRANSPORT -> {}
     }
     if (f.emitted()) {
       return new Error(

@@ -16,8 +16,23 @@ public final class EmitGate {
   /** Decides whether an upstream message may reach the host. */
   @FunctionalInterface
   public interface Filter {
-    /** Returns null to admit the message, or the reason it is dropped. */
-    String dropReason(JsonRpcMessage message);
+    Admission admit(JsonRpcMessage message);
+  }
+
+  /**
+   * A filter's verdict: the message to write (the one given, or a rewrite of it, such as a batch
+   * without the members that must not reach the host), or null to write nothing; and a note for
+   * the log when something was held back.
+   */
+  public record Admission(JsonRpcMessage message, String note) {
+
+    public static Admission pass(JsonRpcMessage message) {
+      return new Admission(message, null);
+    }
+
+    public static Admission drop(String reason) {
+      return new Admission(null, reason);
+    }
   }
 
   private final StdoutWire wire;
@@ -32,12 +47,11 @@ public final class EmitGate {
 
   /** Relays a message from the upstream server, unless the filter holds it back. */
   public boolean relay(JsonRpcMessage message) {
-    String reason = filter.dropReason(message);
-    if (reason != null) {
-      log.info(reason);
-      return false;
+    Admission admission = filter.admit(message);
+    if (admission.note() != null) {
+      log.info(admission.note());
     }
-    return wire.write(message.bytes());
+    return admission.message() != null && wire.write(admission.message().bytes());
   }
 
   /** Writes a message the gateway produced itself. */

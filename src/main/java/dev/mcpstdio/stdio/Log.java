@@ -69,6 +69,11 @@ public final class Log {
     write(Level.INFO, "", message);
   }
 
+  /** A line meant to be seen unless the user asked for errors only (a report, not a warning). */
+  public void notice(String message) {
+    write(Level.WARN, "", message);
+  }
+
   public void warn(String message) {
     write(Level.WARN, "warning: ", message);
   }

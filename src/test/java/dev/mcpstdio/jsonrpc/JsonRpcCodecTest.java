@@ -325,12 +325,22 @@ class JsonRpcCodecTest {
 
   @Test
   @Timeout(10)
-  void deepNestingInParamsIsAccepted() throws Exception {
-    int depth = 100_000;
+  void nestingUpToTheBoundIsAccepted() throws Exception {
+    int depth = Json.MAX_NESTING - 2; // the message object and params itself count as levels
     String params = "[".repeat(depth) + "]".repeat(depth);
     byte[] bytes = utf8("{\"id\":1,\"method\":\"deep\",\"params\":" + params + "}");
     Request r = (Request) JsonRpcCodec.parse(bytes);
     assertThat(r.params().length()).isEqualTo(2 * depth);
+  }
+
+  @Test
+  @Timeout(10)
+  void nestingBeyondTheBoundIsMalformedNotAMemoryHazard() {
+    int depth = 2_500_000; // a few megabytes of brackets
+    String params = "[".repeat(depth) + "]".repeat(depth);
+    assertThatThrownBy(() -> parse("{\"id\":1,\"method\":\"deep\",\"params\":" + params + "}"))
+        .isInstanceOf(MalformedMessageException.class)
+        .hasMessageContaining("nesting depth");
   }
 
   @Test

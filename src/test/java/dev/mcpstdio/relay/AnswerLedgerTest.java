@@ -47,12 +47,12 @@ class AnswerLedgerTest {
     assertThat(l.open(id("1"), NO_WAIT)).isEqualTo(Opening.OPENED);
     assertThat(l.open(id("1.0"), NO_WAIT)).isEqualTo(Opening.DUPLICATE); // same id, other spelling
     assertThat(l.open(id("\"1\""), NO_WAIT)).isEqualTo(Opening.OPENED); // a string is another id
-    assertThat(l.openCount()).isEqualTo(2);
+    assertThat(l.openIds().size()).isEqualTo(2);
     assertThat(l.isOpen(id("1"))).isTrue();
 
-    assertThat(l.dropReason(result("1"))).isNull(); // the answer passes and closes the id
+    assertThat(dropReason(l, result("1"))).isNull(); // the answer passes and closes the id
     assertThat(l.isOpen(id("1"))).isFalse();
-    assertThat(l.openCount()).isEqualTo(1);
+    assertThat(l.openIds().size()).isEqualTo(1);
   }
 
   @Test
@@ -65,7 +65,7 @@ class AnswerLedgerTest {
     for (int i = 2; i <= AnswerLedger.MAX_OPEN; i++) {
       assertThat(l.open(id(Integer.toString(i)), NO_WAIT)).isEqualTo(Opening.OPENED);
     }
-    assertThat(l.openCount()).isEqualTo(AnswerLedger.MAX_OPEN);
+    assertThat(l.openIds().size()).isEqualTo(AnswerLedger.MAX_OPEN);
   }
 
   @Test
@@ -78,7 +78,7 @@ class AnswerLedgerTest {
     assertThat(l.open(id("\"x1\""), Duration.ofMillis(20))).isEqualTo(Opening.BUSY);
     assertThat(l.isOpen(id("\"x1\""))).isFalse();
 
-    assertThat(l.dropReason(result("5"))).isNull();
+    assertThat(dropReason(l, result("5"))).isNull();
     assertThat(l.open(id("\"x1\""), NO_WAIT)).isEqualTo(Opening.OPENED);
     assertThat(l.open(id("\"x2\""), NO_WAIT)).isEqualTo(Opening.BUSY);
     assertThat(l.closeForOwnAnswer(id("7"))).isTrue();
@@ -118,12 +118,12 @@ class AnswerLedgerTest {
     l.cancel(id("3"));
     assertThat(l.isOpen(id("3"))).isTrue(); // cancel alone does not answer
 
-    String reason = l.dropReason(result("3.0"));
+    String reason = dropReason(l, result("3.0"));
     assertThat(reason).isNotNull().contains("cancelled");
     assertThat(l.isOpen(id("3"))).isFalse();
-    assertThat(l.openCount()).isZero();
+    assertThat(l.openIds().size()).isZero();
     // a further response for the same id is a second answer: dropped for that reason
-    assertThat(l.dropReason(error("3"))).isNotNull().contains("already answered");
+    assertThat(dropReason(l, error("3"))).isNotNull().contains("already answered");
   }
 
   @Test
@@ -133,7 +133,7 @@ class AnswerLedgerTest {
     l.cancel(id("3"));
     clock.addAndGet(AnswerLedger.CANCEL_TTL.toNanos());
     // the request is still open (no answer yet): its response now passes
-    assertThat(l.dropReason(result("3"))).isNull();
+    assertThat(dropReason(l, result("3"))).isNull();
     assertThat(l.isOpen(id("3"))).isFalse();
   }
 
@@ -143,16 +143,16 @@ class AnswerLedgerTest {
     l.open(id("\"a\""), NO_WAIT);
     assertThat(l.closeForOwnAnswer(id("\"a\""))).isTrue();
     assertThat(l.closeForOwnAnswer(id("\"a\""))).isFalse(); // never two own answers
-    assertThat(l.dropReason(result("\"\\u0061\""))).isNotNull().contains("already answered");
+    assertThat(dropReason(l, result("\"\\u0061\""))).isNotNull().contains("already answered");
     clock.addAndGet(AnswerLedger.CANCEL_TTL.toNanos());
-    assertThat(l.dropReason(result("\"a\""))).isNull(); // memory of answered ids is bounded in time
+    assertThat(dropReason(l, result("\"a\""))).isNull(); // memory of answered ids is bounded in time
   }
 
   @Test
   void ownAnswerAfterServerAnswerIsRefused() throws Exception {
     AnswerLedger l = ledger(true);
     l.open(id("9"), NO_WAIT);
-    assertThat(l.dropReason(result("9"))).isNull();
+    assertThat(dropReason(l, result("9"))).isNull();
     assertThat(l.closeForOwnAnswer(id("9"))).isFalse();
   }
 
@@ -162,7 +162,7 @@ class AnswerLedgerTest {
     l.open(id("4"), NO_WAIT);
     l.cancel(id("4"));
     assertThat(l.closeForOwnAnswer(id("4"))).isTrue();
-    assertThat(l.dropReason(result("4"))).contains("already answered");
+    assertThat(dropReason(l, result("4"))).contains("already answered");
   }
 
   @Test
@@ -170,15 +170,15 @@ class AnswerLedgerTest {
     AnswerLedger l = ledger(true);
     l.open(id("5"), NO_WAIT);
     l.cancel(id("5"));
-    assertThat(l.dropReason(result("5"))).isNotNull();
+    assertThat(dropReason(l, result("5"))).isNotNull();
     // host reuses id 5 for a new request: its answer must reach the host
     assertThat(l.open(id("5"), NO_WAIT)).isEqualTo(Opening.OPENED);
-    assertThat(l.dropReason(result("5"))).isNull();
+    assertThat(dropReason(l, result("5"))).isNull();
 
     l.open(id("6"), NO_WAIT);
     l.closeForOwnAnswer(id("6"));
     assertThat(l.open(id("6"), NO_WAIT)).isEqualTo(Opening.OPENED);
-    assertThat(l.dropReason(result("6"))).isNull();
+    assertThat(dropReason(l, result("6"))).isNull();
   }
 
   @Test
@@ -186,7 +186,7 @@ class AnswerLedgerTest {
     AnswerLedger l = ledger(true);
     l.cancel(id("8")); // cancel of an id that is not open
     assertThat(l.open(id("8"), NO_WAIT)).isEqualTo(Opening.OPENED);
-    assertThat(l.dropReason(result("8"))).isNull();
+    assertThat(dropReason(l, result("8"))).isNull();
   }
 
   @Test
@@ -194,29 +194,55 @@ class AnswerLedgerTest {
     AnswerLedger l = ledger(false);
     l.open(id("3"), NO_WAIT);
     l.cancel(id("3"));
-    assertThat(l.dropReason(result("3"))).isNull();
+    assertThat(dropReason(l, result("3"))).isNull();
     assertThat(l.isOpen(id("3"))).isFalse();
     // the exactly-one-answer rule still holds without the cancel filter
-    assertThat(l.dropReason(result("3"))).contains("already answered");
+    assertThat(dropReason(l, result("3"))).contains("already answered");
   }
 
   @Test
-  void notificationsRequestsBatchesAndIdNullErrorsAlwaysPass() throws Exception {
+  void notificationsRequestsAndIdNullErrorsAlwaysPass() throws Exception {
     AnswerLedger l = ledger(true);
     l.open(id("1"), NO_WAIT);
     l.cancel(id("1"));
-    assertThat(l.dropReason(msg("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"}"))).isNull();
-    assertThat(l.dropReason(msg("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"sampling/createMessage\"}"))).isNull();
-    assertThat(l.dropReason(msg("[{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}]"))).isNull();
-    assertThat(l.dropReason(msg("{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32700,\"message\":\"p\"}}"))).isNull();
+    assertThat(dropReason(l, msg("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"}"))).isNull();
+    assertThat(dropReason(l, msg("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"sampling/createMessage\"}"))).isNull();
+    assertThat(dropReason(l, msg("{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32700,\"message\":\"p\"}}"))).isNull();
     // none of those consumed the cancel
-    assertThat(l.dropReason(result("1"))).contains("cancelled");
+    assertThat(dropReason(l, result("1"))).contains("cancelled");
+  }
+
+  @Test
+  void aBatchReplyIsJudgedMemberByMember() throws Exception {
+    AnswerLedger l = ledger(true);
+    l.open(id("1"), NO_WAIT);
+    l.open(id("2"), NO_WAIT);
+    l.open(id("3"), NO_WAIT);
+    l.cancel(id("2"));
+    String batch = "[{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"a\": 1}},"
+        + "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}},"
+        + "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\"},"
+        + "{\"jsonrpc\":\"2.0\",\"id\":3,\"error\":{\"code\":1,\"message\":\"m\"}}]";
+    dev.mcpstdio.stdio.EmitGate.Admission admission = l.admit(msg(batch));
+    assertThat(admission.note()).contains("cancelled id 2");
+    assertThat(new String(admission.message().bytes(), java.nio.charset.StandardCharsets.UTF_8))
+        .isEqualTo("[{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"a\": 1}},"
+            + "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\"},"
+            + "{\"jsonrpc\":\"2.0\",\"id\":3,\"error\":{\"code\":1,\"message\":\"m\"}}]");
+    assertThat(l.openIds()).isEmpty(); // every member answered (or dropped) closes its id
+    assertThat(dropReason(l, msg("[{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}]"))).contains("already answered");
   }
 
   @Test
   void responseForAnUnknownIdPasses() throws Exception {
     AnswerLedger l = ledger(true);
-    assertThat(l.dropReason(result("42"))).isNull();
-    assertThat(l.dropReason(result("42"))).isNull();
+    assertThat(dropReason(l, result("42"))).isNull();
+    assertThat(dropReason(l, result("42"))).isNull();
+  }
+
+  /** The ledger's verdict on one upstream message: why it is held back, or null when it passes. */
+  private static String dropReason(AnswerLedger ledger, dev.mcpstdio.jsonrpc.JsonRpcMessage message) {
+    dev.mcpstdio.stdio.EmitGate.Admission admission = ledger.admit(message);
+    return admission.message() == null ? admission.note() : null;
   }
 }

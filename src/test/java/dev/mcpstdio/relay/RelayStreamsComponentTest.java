@@ -72,7 +72,7 @@ class RelayStreamsComponentTest {
           if (e.method().equals("GET")) {
             int n = gets.incrementAndGet();
             if (n == 1) {
-              return Reply.sse(List.of(Step.raw("retry: 50\n\n"), Step.message("ev-1", "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"one\"}}")));
+              return Reply.sse(List.of(Step.raw("retry: 150\n\n"), Step.message("ev-1", "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"one\"}}")));
             }
             if (n == 2) {
               return Reply.sse(List.of(Step.message("ev-2", "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"two\"}}"), Step.pause(Duration.ofSeconds(30))));
@@ -85,7 +85,7 @@ class RelayStreamsComponentTest {
       relay.stdout.nextMatching(l -> l.contains("\"one\""), RelayHarness.TIMEOUT);
       relay.stdout.nextMatching(l -> l.contains("\"two\""), RelayHarness.TIMEOUT);
       assertThat(server.requests("GET").get(1).header("last-event-id")).isEqualTo("ev-1");
-      assertThat(relay.sleeps).contains(Duration.ofMillis(50));
+      assertThat(relay.sleeps).contains(Duration.ofMillis(150));
     }
   }
 

@@ -26,7 +26,7 @@ class EmitGateTest {
 
   @Test
   void admittedMessagesAreWrittenVerbatim() throws Exception {
-    EmitGate gate = new EmitGate(wire, m -> { seen.add(m); return null; }, log);
+    EmitGate gate = new EmitGate(wire, m -> { seen.add(m); return EmitGate.Admission.pass(m); }, log);
     JsonRpcMessage m = msg("{\"jsonrpc\":\"2.0\",\"id\":1.0,\"result\":{\"x\":\"\\u0041\"}}");
     assertThat(gate.relay(m)).isTrue();
     assertThat(stdout.toString(StandardCharsets.UTF_8)).isEqualTo("{\"jsonrpc\":\"2.0\",\"id\":1.0,\"result\":{\"x\":\"\\u0041\"}}\n");
@@ -36,7 +36,7 @@ class EmitGateTest {
 
   @Test
   void droppedMessagesAreLoggedNotWritten() throws Exception {
-    EmitGate gate = new EmitGate(wire, m -> "dropped late response for id 1", log);
+    EmitGate gate = new EmitGate(wire, m -> EmitGate.Admission.drop("dropped late response for id 1"), log);
     assertThat(gate.relay(msg("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}"))).isFalse();
     assertThat(stdout.size()).isZero();
     assertThat(stderr.toString(StandardCharsets.UTF_8)).isEqualTo("[mcp-stdio] dropped late response for id 1\n");
@@ -65,7 +65,7 @@ class EmitGateTest {
                 throw new IOException("closed");
               }
             });
-    EmitGate gate = new EmitGate(broken, m -> null, log);
+    EmitGate gate = new EmitGate(broken, EmitGate.Admission::pass, log);
     assertThat(gate.relay(msg("{\"jsonrpc\":\"2.0\",\"method\":\"n\"}"))).isFalse();
     assertThat(gate.own("{}".getBytes(StandardCharsets.UTF_8))).isFalse();
     assertThat(broken.isBroken()).isTrue();

@@ -88,11 +88,17 @@ public final class FakeMcpServer implements AutoCloseable {
 
     /** A member of the request's params as raw JSON, or null. */
     public String param(String name) {
-      if (!(message() instanceof JsonRpcMessage.Request r) || r.params() == null) {
+      JsonRpcMessage m = message();
+      var params = switch (m) {
+        case JsonRpcMessage.Request r -> r.params();
+        case JsonRpcMessage.Notification n -> n.params();
+        case null, default -> null;
+      };
+      if (params == null) {
         return null;
       }
-      var span = Json.field(r.bytes(), r.params(), name);
-      return span == null ? null : span.text(r.bytes());
+      var span = Json.field(m.bytes(), params, name);
+      return span == null ? null : span.text(m.bytes());
     }
   }
 
