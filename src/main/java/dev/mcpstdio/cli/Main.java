@@ -1,5 +1,6 @@
 package dev.mcpstdio.cli;
 
+import dev.mcpstdio.net.EnvProxySelector;
 import dev.mcpstdio.net.KeepAliveSelectorProvider;
 import dev.mcpstdio.net.OutboundHttp;
 import dev.mcpstdio.relay.ConnectivityCheck;
@@ -71,6 +72,10 @@ public final class Main {
     } catch (IOException | IllegalArgumentException e) {
       log.error(e.getMessage());
       return ExitCodes.FAILURE;
+    }
+    EnvProxySelector proxies = EnvProxySelector.fromEnvironment(env);
+    if (proxies != null) {
+      log.debug("proxies from the environment: " + proxies.describe());
     }
     if (config.check()) {
       return ConnectivityCheck.run(config, client, log);

@@ -1,6 +1,7 @@
 package dev.mcpstdio.cli;
 
 import dev.mcpstdio.Version;
+import dev.mcpstdio.net.Hosts;
 import dev.mcpstdio.relay.Header;
 import dev.mcpstdio.relay.RelayConfig;
 import dev.mcpstdio.relay.RetryPolicy;
@@ -8,17 +9,18 @@ import dev.mcpstdio.stdio.Log;
 import dev.mcpstdio.stdio.Redactor;
 import java.io.PrintWriter;
 import java.net.URI;
+import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.Model.PositionalParamSpec;
 import picocli.CommandLine.ParseResult;
+import picocli.CommandLine;
 
 /**
  * The relay's command line: {@code mcp-stdio [OPTIONS] URL}.
@@ -187,7 +189,7 @@ final class RelayCommand {
     if (r.hasMatchedOption("--test")) {
       log.warn("--test is deprecated; use --check");
     }
-    if ("http".equalsIgnoreCase(url.getScheme()) && !headers.isEmpty() && !dev.mcpstdio.net.Hosts.isLoopback(url.getHost())
+    if ("http".equalsIgnoreCase(url.getScheme()) && !headers.isEmpty() && !Hosts.isLoopback(url.getHost())
         && headers.stream().anyMatch(h -> isSecretName(h.lowerName()))) {
       log.warn("credentials will travel unencrypted over http:// to " + url.getHost());
     }
@@ -205,7 +207,7 @@ final class RelayCommand {
     URI url;
     try {
       url = new URI(text);
-    } catch (java.net.URISyntaxException e) {
+    } catch (URISyntaxException e) {
       throw new UsageException("invalid URL: " + e.getReason(), ExitCodes.USAGE);
     }
     String scheme = url.getScheme() == null ? "" : url.getScheme().toLowerCase(Locale.ROOT);

@@ -8,7 +8,10 @@ import com.fasterxml.jackson.core.StreamReadConstraints;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -106,7 +109,7 @@ public final class Json {
   }
 
   /** The elements of the JSON array in {@code span}, or null when it is not an array. */
-  public static java.util.List<JsonSpan> elements(byte[] bytes, JsonSpan span) {
+  public static List<JsonSpan> elements(byte[] bytes, JsonSpan span) {
     if (span == null) {
       return null;
     }
@@ -114,7 +117,7 @@ public final class Json {
       if (p.nextToken() != JsonToken.START_ARRAY) {
         return null;
       }
-      java.util.List<JsonSpan> elements = new java.util.ArrayList<>();
+      List<JsonSpan> elements = new ArrayList<>();
       while (p.nextToken() != JsonToken.END_ARRAY) {
         int start = tokenStart(p, span.start());
         finishValue(p);
@@ -186,6 +189,6 @@ public final class Json {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    return out.toString(java.nio.charset.StandardCharsets.UTF_8);
+    return out.toString(StandardCharsets.UTF_8);
   }
 }

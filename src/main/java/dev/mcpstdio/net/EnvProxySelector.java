@@ -1,6 +1,7 @@
 package dev.mcpstdio.net;
 
 import java.io.IOException;
+import java.net.Authenticator;
 import java.net.InetSocketAddress;
 import java.net.PasswordAuthentication;
 import java.net.Proxy;
@@ -181,11 +182,11 @@ public final class EnvProxySelector extends ProxySelector {
   }
 
   /** Credentials for the proxy, or null when the proxy URLs carry none. */
-  public java.net.Authenticator authenticator() {
+  public Authenticator authenticator() {
     if ((http == null || http.user() == null) && (https == null || https.user() == null)) {
       return null;
     }
-    return new java.net.Authenticator() {
+    return new Authenticator() {
       @Override
       protected PasswordAuthentication getPasswordAuthentication() {
         if (getRequestorType() != RequestorType.PROXY) {

@@ -3,6 +3,7 @@ package dev.mcpstdio.net;
 import java.io.IOException;
 import java.net.ProtocolFamily;
 import java.net.SocketOption;
+import java.net.StandardProtocolFamily;
 import java.net.StandardSocketOptions;
 import java.nio.channels.DatagramChannel;
 import java.nio.channels.Pipe;
@@ -98,7 +99,7 @@ public final class KeepAliveSelectorProvider extends SelectorProvider {
   @Override
   public SocketChannel openSocketChannel(ProtocolFamily family) throws IOException {
     SocketChannel channel = platform.openSocketChannel(family);
-    if (family == java.net.StandardProtocolFamily.INET || family == java.net.StandardProtocolFamily.INET6) {
+    if (family == StandardProtocolFamily.INET || family == StandardProtocolFamily.INET6) {
       configure(channel);
     }
     return channel;

@@ -1,6 +1,7 @@
 package dev.mcpstdio.net;
 
 import java.io.IOException;
+import java.net.Authenticator;
 import java.net.CookieManager;
 import java.net.http.HttpClient;
 import java.nio.file.Path;
@@ -61,7 +62,7 @@ public final class OutboundHttp {
       builder.proxy(HttpClient.Builder.NO_PROXY);
     } else {
       builder.proxy(proxies);
-      java.net.Authenticator auth = proxies.authenticator();
+      Authenticator auth = proxies.authenticator();
       if (auth != null) {
         builder.authenticator(auth);
       }

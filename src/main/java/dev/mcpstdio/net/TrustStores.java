@@ -13,6 +13,7 @@ import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.Supplier;
@@ -93,7 +94,7 @@ public final class TrustStores {
         union.setCertificateEntry("jdk-" + count[0]++, c);
       }
       for (KeyStore os : osStores()) {
-        for (String alias : java.util.Collections.list(os.aliases())) {
+        for (String alias : Collections.list(os.aliases())) {
           Certificate c = os.getCertificate(alias);
           if (c != null) {
             union.setCertificateEntry("os-" + count[0]++, c);

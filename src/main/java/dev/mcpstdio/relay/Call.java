@@ -16,7 +16,7 @@ import java.util.concurrent.CompletableFuture;
  * @param internal true for the relay's own requests (re-initialize, extra pages): their answers
  *     never reach the host
  * @param handover completed once the body has been handed to the connection (or the attempt has
- *     failed), so the dispatcher can keep POSTs in the order the host wrote them
+ *     failed), so the dispatcher can keep a notification behind the POSTs before it
  */
 record Call(
     JsonRpcMessage message,

@@ -3,6 +3,8 @@ package dev.mcpstdio.relay;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
+import java.util.Locale;
+import java.util.zip.CRC32;
 import java.util.zip.DataFormatException;
 import java.util.zip.Inflater;
 
@@ -38,12 +40,18 @@ abstract class ContentDecoder {
   abstract void finish() throws IOException;
 
   static boolean supports(String encoding) {
-    String e = encoding == null ? "" : encoding.trim().toLowerCase(java.util.Locale.ROOT);
-    return switch (e) {
+    return switch (normalise(encoding)) {
       case "", "identity", "gzip", "x-gzip", "deflate" -> true;
       default -> false;
     };
   }
+
+  private static String normalise(String encoding) {
+    return encoding == null ? "" : encoding.trim().toLowerCase(Locale.ROOT);
+  }
+
+  /** Releases native resources when decoding is abandoned midway. */
+  void abort() {}
 
   /**
    * A decoder for {@code encoding}, or null when it is not supported.
@@ -51,8 +59,7 @@ abstract class ContentDecoder {
    * @param maxDecoded bound on decoded bytes; 0 means none
    */
   static ContentDecoder forEncoding(String encoding, long maxDecoded, Sink sink) {
-    String e = encoding == null ? "" : encoding.trim().toLowerCase(java.util.Locale.ROOT);
-    return switch (e) {
+    return switch (normalise(encoding)) {
       case "", "identity" -> new Identity(sink);
       case "gzip", "x-gzip" -> new Inflating(true, maxDecoded, sink);
       case "deflate" -> new Inflating(false, maxDecoded, sink);
@@ -90,7 +97,7 @@ abstract class ContentDecoder {
     private byte[] header = new byte[0];
     private long decoded;
     private boolean done;
-    private final java.util.zip.CRC32 crc = new java.util.zip.CRC32();
+    private final CRC32 crc = new CRC32();
     private final byte[] trailer = new byte[8]; // gzip: CRC32 and ISIZE, little-endian
     private int trailerLength;
 
@@ -220,6 +227,13 @@ abstract class ContentDecoder {
         if (littleEndian(0) != crc.getValue() || littleEndian(4) != (decoded & 0xFFFFFFFFL)) {
           throw new IOException("corrupt compressed response: gzip checksum mismatch");
         }
+      }
+    }
+
+    @Override
+    void abort() {
+      if (inflater != null) {
+        inflater.end(); // the native zlib state, not left to the garbage collector
       }
     }
 

@@ -19,7 +19,7 @@ import java.util.concurrent.TimeoutException;
  */
 final class DispatchOrder {
 
-  /** Bound on the number of handovers tracked; older ones are waited for first. */
+  /** Bound on the number of handovers tracked; past it, all are waited for before the next. */
   private static final int MAX_TRACKED = 4096;
 
   private final List<CompletableFuture<Void>> pending = new ArrayList<>();

@@ -10,8 +10,8 @@ import java.util.concurrent.Flow;
  *
  * <p>That moment separates failures that happened before the server could have seen the request
  * (always safe to retry) from those after (only idempotent methods may be replayed). It also lets
- * the dispatcher start the next POST only after this one is on its way, so POSTs leave in the order
- * the host wrote the messages.
+ * the dispatcher hold a notification or an answer until the POSTs before it are on their way (see
+ * {@link DispatchOrder}).
  */
 final class HandoverPublisher implements HttpRequest.BodyPublisher {
 

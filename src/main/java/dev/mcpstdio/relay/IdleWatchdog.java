@@ -89,9 +89,9 @@ final class IdleWatchdog {
     }
 
     private void add(IdleWatchdog w) {
-      long quarter = w.timeoutNanos / 4;
+      long quarter = Math.max(MIN_TICK_NANOS, w.timeoutNanos / 4);
       if (quarter < tickNanos) {
-        tickNanos = Math.max(MIN_TICK_NANOS, quarter);
+        tickNanos = quarter; // a short timeout needs closer looks (the next sweep widens again)
       }
       live.add(w);
       if (parked) {
@@ -121,9 +121,12 @@ final class IdleWatchdog {
           continue;
         }
         emptySince = now;
+        long tick = MAX_TICK_NANOS;
         for (IdleWatchdog w : live) {
           w.check(now);
+          tick = Math.min(tick, Math.max(MIN_TICK_NANOS, w.timeoutNanos / 4));
         }
+        tickNanos = tick; // as close as the shortest live timeout needs, no closer
       }
     }
 

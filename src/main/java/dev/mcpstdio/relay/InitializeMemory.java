@@ -33,9 +33,6 @@ final class InitializeMemory {
     }
   }
 
-  boolean hasInitialize() {
-    return initialize != null;
-  }
 
   /** The host's initialize with a fresh relay-owned id, asking for {@code version} if known. */
   Request replayInitialize(String version) {

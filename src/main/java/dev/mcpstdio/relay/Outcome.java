@@ -2,6 +2,7 @@ package dev.mcpstdio.relay;
 
 import dev.mcpstdio.jsonrpc.JsonRpcMessage.Response;
 import java.net.http.HttpHeaders;
+import java.util.Map;
 
 /** What became of one HTTP attempt to deliver a {@link Call}. */
 sealed interface Outcome {
@@ -69,5 +70,5 @@ sealed interface Outcome {
     OUT_OF_MEMORY
   }
 
-  HttpHeaders NO_HEADERS = HttpHeaders.of(java.util.Map.of(), (a, b) -> true);
+  HttpHeaders NO_HEADERS = HttpHeaders.of(Map.of(), (a, b) -> true);
 }

@@ -3,9 +3,9 @@ package dev.mcpstdio.relay;
 import dev.mcpstdio.jsonrpc.Json;
 import dev.mcpstdio.jsonrpc.JsonRpcCodec;
 import dev.mcpstdio.jsonrpc.JsonRpcId;
-import dev.mcpstdio.jsonrpc.JsonRpcMessage;
 import dev.mcpstdio.jsonrpc.JsonRpcMessage.Request;
 import dev.mcpstdio.jsonrpc.JsonRpcMessage.Response;
+import dev.mcpstdio.jsonrpc.JsonRpcMessage;
 import dev.mcpstdio.jsonrpc.JsonSpan;
 import dev.mcpstdio.jsonrpc.MalformedMessageException;
 import dev.mcpstdio.stdio.Log;
@@ -13,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -105,7 +106,7 @@ final class PaginateLists implements Interceptor {
       if (cursor != null) {
         pageRequest = Rewrites.withParam(pageRequest, "cursor", Json.quote(cursor));
       }
-      Call pageCall = new Call(pageRequest, pageRequest.bytes(), call.headers(), true, new java.util.concurrent.CompletableFuture<>());
+      Call pageCall = new Call(pageRequest, pageRequest.bytes(), call.headers(), true, new CompletableFuture<>());
       if (page == 1) {
         pageCall.handover().whenComplete((ok, e) -> call.handover().complete(null));
       }

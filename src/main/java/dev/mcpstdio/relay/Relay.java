@@ -5,12 +5,12 @@ import dev.mcpstdio.jsonrpc.Json;
 import dev.mcpstdio.jsonrpc.JsonRpcCodec;
 import dev.mcpstdio.jsonrpc.JsonRpcErrors;
 import dev.mcpstdio.jsonrpc.JsonRpcId;
-import dev.mcpstdio.jsonrpc.JsonRpcMessage;
 import dev.mcpstdio.jsonrpc.JsonRpcMessage.Batch;
 import dev.mcpstdio.jsonrpc.JsonRpcMessage.Invalid;
 import dev.mcpstdio.jsonrpc.JsonRpcMessage.Notification;
 import dev.mcpstdio.jsonrpc.JsonRpcMessage.Request;
 import dev.mcpstdio.jsonrpc.JsonRpcMessage.Response;
+import dev.mcpstdio.jsonrpc.JsonRpcMessage;
 import dev.mcpstdio.jsonrpc.MalformedMessageException;
 import dev.mcpstdio.jsonrpc.PartialMessage;
 import dev.mcpstdio.stdio.EmitGate;
@@ -21,6 +21,7 @@ import dev.mcpstdio.wire.LineReader;
 import dev.mcpstdio.wire.Utf8;
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.URI;
 import java.net.http.HttpClient;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -112,7 +113,7 @@ public final class Relay {
     return 0;
   }
 
-  static String origin(java.net.URI url) {
+  static String origin(URI url) {
     return url.getScheme() + "://" + url.getHost() + (url.getPort() > 0 ? ":" + url.getPort() : "");
   }
 

@@ -1,5 +1,7 @@
 package dev.mcpstdio.relay;
 
+import dev.mcpstdio.jsonrpc.JsonRpcMessage.Batch;
+import dev.mcpstdio.jsonrpc.JsonRpcMessage.Request;
 import java.util.Set;
 
 /**
@@ -32,8 +34,8 @@ final class ReplaySafety {
 
   static boolean mayReplay(Call call) {
     return switch (call.message()) {
-      case dev.mcpstdio.jsonrpc.JsonRpcMessage.Request r -> IDEMPOTENT.contains(r.method());
-      case dev.mcpstdio.jsonrpc.JsonRpcMessage.Batch b -> false;
+      case Request r -> IDEMPOTENT.contains(r.method());
+      case Batch b -> false;
       default -> true;
     };
   }

@@ -1,5 +1,6 @@
 package dev.mcpstdio.relay;
 
+import dev.mcpstdio.wire.Bytes;
 import dev.mcpstdio.wire.SseDecoder;
 import dev.mcpstdio.wire.SseEvent;
 import java.io.ByteArrayOutputStream;
@@ -7,6 +8,7 @@ import java.io.IOException;
 import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -204,7 +206,7 @@ final class ResponseReader implements HttpResponse.BodySubscriber<ResponseReader
     if (format == Format.JSON) {
       // Hand the answer over here, on the client's thread, rather than after the waiting exchange
       // thread wakes up: one thread hop less between the server's reply and the host.
-      byte[] json = dev.mcpstdio.wire.Bytes.trim(body);
+      byte[] json = Bytes.trim(body);
       bodyUsable = json.length == 0 ? null : onMessage.test(json);
     }
     finish(new Result(body, null, true, lastEventId(), retry()));
@@ -238,6 +240,7 @@ final class ResponseReader implements HttpResponse.BodySubscriber<ResponseReader
   void fail(String reason, boolean retryable) {
     watchdog.stop();
     if (finish(new Result(bytes(), reason, retryable, lastEventId(), retry()))) {
+      decoder.abort();
       Flow.Subscription s = subscription;
       if (s != null) {
         s.cancel();
@@ -265,7 +268,7 @@ final class ResponseReader implements HttpResponse.BodySubscriber<ResponseReader
     }
 
     synchronized byte[] bytes() {
-      return count == buf.length ? buf : java.util.Arrays.copyOf(buf, count);
+      return count == buf.length ? buf : Arrays.copyOf(buf, count);
     }
   }
 

@@ -10,6 +10,7 @@ import java.time.format.DateTimeFormatterBuilder;
 import java.time.format.DateTimeParseException;
 import java.time.temporal.ChronoField;
 import java.util.Locale;
+import java.util.regex.Pattern;
 
 /**
  * Parses an HTTP {@code Retry-After} value (RFC 9110 section 10.2.3): delta-seconds, or an
@@ -37,8 +38,8 @@ final class RetryAfter {
           .toFormatter(Locale.US);
 
   /** Delta-seconds, optionally signed or fractional; nothing else (no exponent, no "5d", no hex). */
-  private static final java.util.regex.Pattern DELTA =
-      java.util.regex.Pattern.compile("[+-]?(?:[0-9]+(?:\\.[0-9]*)?|\\.[0-9]+)");
+  private static final Pattern DELTA =
+      Pattern.compile("[+-]?(?:[0-9]+(?:\\.[0-9]*)?|\\.[0-9]+)");
 
   private RetryAfter() {}
 

@@ -36,7 +36,9 @@ final class RetryLink implements Interceptor {
             return outcome;
           }
           log.info("attempt " + attempt + "/" + policy.attempts() + " failed: " + f.reason());
-          sleeper.sleep(policy.backoff(attempt));
+          if (!pause(policy.backoff(attempt))) {
+            return outcome;
+          }
         }
         case Outcome.Refused r when r.status() == 429 || r.status() == 503 -> {
           if (last) {
@@ -54,12 +56,28 @@ final class RetryLink implements Interceptor {
           log.info(
               "attempt " + attempt + "/" + policy.attempts() + " got HTTP " + r.status()
                   + ", sleeping " + seconds(wait) + "s before retry");
-          sleeper.sleep(wait);
+          if (!pause(wait)) {
+            return outcome;
+          }
         }
         default -> {
           return outcome;
         }
       }
+    }
+  }
+
+  /**
+   * Waits before the next attempt; false when interrupted (the relay is shutting down), so the
+   * last real failure is what the host is told, not a bare "shutting down".
+   */
+  private boolean pause(Duration wait) {
+    try {
+      sleeper.sleep(wait);
+      return true;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
     }
   }
 

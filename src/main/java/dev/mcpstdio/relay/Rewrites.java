@@ -3,14 +3,16 @@ package dev.mcpstdio.relay;
 import dev.mcpstdio.jsonrpc.Json;
 import dev.mcpstdio.jsonrpc.JsonRpcCodec;
 import dev.mcpstdio.jsonrpc.JsonRpcId;
-import dev.mcpstdio.jsonrpc.JsonRpcMessage;
 import dev.mcpstdio.jsonrpc.JsonRpcMessage.Notification;
 import dev.mcpstdio.jsonrpc.JsonRpcMessage.Request;
 import dev.mcpstdio.jsonrpc.JsonRpcMessage.Response;
+import dev.mcpstdio.jsonrpc.JsonRpcMessage;
 import dev.mcpstdio.jsonrpc.JsonSpan;
 import dev.mcpstdio.jsonrpc.MalformedMessageException;
+import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Surgical edits of a message: one value swapped or one member added, every other byte kept.
@@ -51,7 +53,7 @@ final class Rewrites {
     if (params == null) {
       return insertBeforeClose(bytes, new JsonSpan(0, bytes.length), ",\"params\":{" + member + "}");
     }
-    java.util.Map<String, JsonSpan> fields = Json.fields(bytes, params);
+    Map<String, JsonSpan> fields = Json.fields(bytes, params);
     if (fields == null) {
       // params is not an object (null, an array): an object with the one member replaces it
       return params.replace(bytes, ("{" + member + "}").getBytes(StandardCharsets.UTF_8));
@@ -65,7 +67,7 @@ final class Rewrites {
 
   /** A batch of {@code members}, each with its own bytes. */
   static JsonRpcMessage batchOf(List<JsonRpcMessage> members) {
-    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
     out.write('[');
     for (int i = 0; i < members.size(); i++) {
       if (i > 0) {

@@ -3,16 +3,21 @@ package dev.mcpstdio.relay;
 import dev.mcpstdio.stdio.Log;
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * The GET stream on which the server sends what is not tied to a request: notifications such as
  * {@code list_changed}, and its own requests (sampling, elicitation, roots). Opened once the
- * session is initialized; a server that offers none answers 405 (or 400), and the relay then does
- * without, quietly.
+ * session is initialized; a server that offers none answers 405 (some say 400, or 404 without a
+ * session), and the relay then does without, quietly.
  *
- * <p>The stream is reopened whenever it ends: after the server's {@code retry:} delay or a backoff
- * (1 s doubling to 30 s while attempts fail), resuming with {@code Last-Event-ID} when the server
- * numbered its events. A 404 means the session is gone: the stream waits for the session to be
+ * <p>The stream is reopened whenever it ends: after the server's {@code retry:} delay (bounded to
+ * 100 ms .. 5 min) or a backoff (1 s doubling to 30 s while attempts fail, or while streams end
+ * without a single message), resuming with {@code Last-Event-ID} when the server numbered its
+ * events. A 404 means the session is gone: the stream waits for the session to be
  * re-established (by the next request's recovery) and starts afresh on the new one.
  */
 final class ServerStream {
@@ -27,7 +32,7 @@ final class ServerStream {
   private final Sleeper sleeper;
   private volatile boolean stopped;
   private volatile Thread thread;
-  private final java.util.concurrent.CompletableFuture<Void> established = new java.util.concurrent.CompletableFuture<>();
+  private final CompletableFuture<Void> established = new CompletableFuture<>();
 
   ServerStream(Upstream upstream, SessionState session, Duration idleTimeout, Sleeper sleeper, Log log) {
     this.upstream = upstream;
@@ -56,8 +61,8 @@ final class ServerStream {
       return;
     }
     try {
-      established.get(bound.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
-    } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
+      established.get(bound.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (TimeoutException | ExecutionException e) {
       established.complete(null);
     }
   }

@@ -8,6 +8,7 @@ import dev.mcpstdio.stdio.Log;
 import java.net.http.HttpHeaders;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.Consumer;
 
 /**
  * Carries the session: {@code Mcp-Session-Id} and {@code MCP-Protocol-Version} on every request
@@ -29,7 +30,7 @@ final class SessionLink implements Interceptor {
   private final InitializeMemory memory;
   private final Log log;
   private final Runnable onNewSession;
-  private final java.util.function.Consumer<SessionState.Snapshot> endSession;
+  private final Consumer<SessionState.Snapshot> endSession;
 
   /**
    * @param onNewSession told when the session is replaced (the GET stream follows it)
@@ -40,7 +41,7 @@ final class SessionLink implements Interceptor {
       InitializeMemory memory,
       Log log,
       Runnable onNewSession,
-      java.util.function.Consumer<SessionState.Snapshot> endSession) {
+      Consumer<SessionState.Snapshot> endSession) {
     this.session = session;
     this.memory = memory;
     this.log = log;
@@ -182,7 +183,7 @@ final class SessionLink implements Interceptor {
 
   static String sessionIdOf(HttpHeaders headers) {
     String id = headers.firstValue(SESSION_HEADER).orElse(null);
-    return id != null && dev.mcpstdio.relay.Header.isVisibleAscii(id) ? id : null;
+    return id != null && Header.isVisibleAscii(id) ? id : null;
   }
 
   /** {@code result.protocolVersion} of an InitializeResult, if usable as a header value. */
@@ -192,6 +193,6 @@ final class SessionLink implements Interceptor {
     }
     JsonSpan span = Json.field(answer.bytes(), answer.result(), "protocolVersion");
     String version = Json.string(answer.bytes(), span);
-    return version != null && dev.mcpstdio.relay.Header.isVisibleAscii(version) ? version : null;
+    return version != null && Header.isVisibleAscii(version) ? version : null;
   }
 }

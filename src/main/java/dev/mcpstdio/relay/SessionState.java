@@ -41,15 +41,6 @@ final class SessionState {
     }
   }
 
-  void adoptProtocolVersion(String version) {
-    lock.lock();
-    try {
-      Snapshot s = current;
-      current = new Snapshot(s.sessionId(), version, s.generation());
-    } finally {
-      lock.unlock();
-    }
-  }
 
   /** Replaces the whole session (after re-initialization). */
   void replace(String sessionId, String version) {

@@ -3,8 +3,8 @@ package dev.mcpstdio.relay;
 import dev.mcpstdio.Version;
 import dev.mcpstdio.jsonrpc.JsonRpcCodec;
 import dev.mcpstdio.jsonrpc.JsonRpcId;
-import dev.mcpstdio.jsonrpc.JsonRpcMessage;
 import dev.mcpstdio.jsonrpc.JsonRpcMessage.Response;
+import dev.mcpstdio.jsonrpc.JsonRpcMessage;
 import dev.mcpstdio.jsonrpc.MalformedMessageException;
 import dev.mcpstdio.stdio.Log;
 import dev.mcpstdio.wire.Bytes;
@@ -28,8 +28,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
+import java.util.function.IntConsumer;
+import javax.net.ssl.SSLHandshakeException;
 
 /**
  * The Streamable HTTP transport: one POST per message, JSON or event-stream replies, the GET
@@ -103,9 +106,6 @@ final class Upstream {
     headers.put(name.toLowerCase(Locale.ROOT), new String[] {name, value});
   }
 
-  URI url() {
-    return url;
-  }
 
   /** Sends one attempt of {@code call} and reads its reply to the end. */
   Outcome post(Call call) throws InterruptedException {
@@ -121,7 +121,7 @@ final class Upstream {
       boolean wasSent = sent.isDone() && !(e instanceof ConnectException) && !(e instanceof HttpConnectTimeoutException);
       sent.complete(null);
       // A certificate the relay does not trust stays untrusted: trying again cannot help.
-      boolean retryable = !(e instanceof javax.net.ssl.SSLHandshakeException);
+      boolean retryable = !(e instanceof SSLHandshakeException);
       return new Outcome.Failed(describe(e), wasSent, false, retryable);
     } finally {
       sent.complete(null);
@@ -262,7 +262,7 @@ final class Upstream {
       String lastEventId,
       Duration idleTimeout,
       Delivery delivery,
-      java.util.function.IntConsumer onResponse)
+      IntConsumer onResponse)
       throws InterruptedException {
     Map<String, String> headers = new LinkedHashMap<>(callHeaders);
     headers.put("accept", "text/event-stream"); // required on GET, whatever was pinned
@@ -332,7 +332,7 @@ final class Upstream {
       Delivery delivery,
       Duration idleTimeout,
       boolean streamOnly,
-      java.util.function.IntConsumer onResponse)
+      IntConsumer onResponse)
       throws IOException, InterruptedException {
     AtomicReference<ResponseReader> reader = new AtomicReference<>();
     HttpResponse.BodyHandler<ResponseReader.Result> handler =
@@ -454,7 +454,7 @@ final class Upstream {
     private final boolean expectsAnswer;
     final AtomicReference<Response> answer = new AtomicReference<>();
     final AtomicBoolean emitted = new AtomicBoolean();
-    final java.util.concurrent.atomic.AtomicInteger count = new java.util.concurrent.atomic.AtomicInteger();
+    final AtomicInteger count = new AtomicInteger();
     volatile boolean eventStream;
     volatile ResponseReader reader;
 

@@ -1,5 +1,7 @@
 package dev.mcpstdio.stdio;
 
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -45,7 +47,7 @@ public final class Log {
 
   /** A logger for the process's own stderr. */
   public static Log stderr(Level threshold, Redactor redactor) {
-    return new Log(new java.io.FileOutputStream(java.io.FileDescriptor.err), threshold, redactor);
+    return new Log(new FileOutputStream(FileDescriptor.err), threshold, redactor);
   }
 
   /** The same sink with a tag after the prefix, e.g. {@code [mcp-stdio] [session 3f0c] ...}. */

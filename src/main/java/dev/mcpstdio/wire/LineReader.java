@@ -2,6 +2,8 @@ package dev.mcpstdio.wire;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Reads newline-delimited lines of bytes with a bounded length.
@@ -41,7 +43,7 @@ public final class LineReader {
   private int limit;
   private boolean eof;
 
-  private final java.util.List<byte[]> blocks = new java.util.ArrayList<>(); // full blocks
+  private final List<byte[]> blocks = new ArrayList<>(); // full blocks
   private byte[] line = new byte[BLOCK]; // the block being filled
   private int lineLength; // bytes in the block being filled
   private long kept; // bytes kept of the current line, all blocks included

@@ -1,5 +1,6 @@
 package dev.mcpstdio.wire;
 
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -23,7 +24,7 @@ import java.util.function.Consumer;
 public final class SseDecoder {
 
   /** The decoder gave up on the stream. */
-  public static final class SseException extends java.io.IOException {
+  public static final class SseException extends IOException {
     public SseException(String message) {
       super(message);
     }
