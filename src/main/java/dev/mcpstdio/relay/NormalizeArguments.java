@@ -6,6 +6,7 @@ import dev.mcpstdio.jsonrpc.JsonRpcMessage;
 import dev.mcpstdio.jsonrpc.JsonRpcMessage.Request;
 import dev.mcpstdio.jsonrpc.JsonSpan;
 import dev.mcpstdio.jsonrpc.MalformedMessageException;
+import dev.mcpstdio.wire.Bytes;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -30,13 +31,7 @@ final class NormalizeArguments implements Interceptor {
     if (params == null) {
       return false;
     }
-    byte[] b = request.bytes();
-    for (int i = params.start(); i + 3 < params.end(); i++) {
-      if (b[i] == 'n' && b[i + 1] == 'u' && b[i + 2] == 'l' && b[i + 3] == 'l') {
-        return true;
-      }
-    }
-    return false;
+    return Bytes.contains(request.bytes(), "null", params.start(), params.end());
   }
 
   static JsonRpcMessage normalize(JsonRpcMessage message) {

@@ -44,4 +44,16 @@ class BytesTest {
     byte[] nbsp = b("\u00a0a\u2028");
     assertThat(Bytes.trim(nbsp)).isSameAs(nbsp);
   }
+
+  @org.junit.jupiter.api.Test
+  void findsALiteralAtEveryOffsetAndAcrossWordBoundaries() {
+    for (int pad = 0; pad < 20; pad++) {
+      byte[] b = ("x".repeat(pad) + "nul null n").getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+      org.assertj.core.api.Assertions.assertThat(Bytes.contains(b, "null", 0, b.length)).isTrue();
+      org.assertj.core.api.Assertions.assertThat(Bytes.contains(b, "null", 0, pad + 7)).isFalse(); // cut before its end
+      org.assertj.core.api.Assertions.assertThat(Bytes.indexOf(b, (byte) 'n', 0, b.length)).isEqualTo(pad);
+    }
+    byte[] none = "nu ll nul".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    org.assertj.core.api.Assertions.assertThat(Bytes.contains(none, "null", 0, none.length)).isFalse();
+  }
 }
