@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.util.JsonRecyclerPools;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -44,6 +45,9 @@ public final class Json {
                   .maxNameLength(Integer.MAX_VALUE)
                   .build())
           .disable(JsonFactory.Feature.INTERN_FIELD_NAMES)
+          // Parsers' buffers are pooled across threads, bounded: the default keeps one set per
+          // thread, and every exchange runs on a fresh virtual thread, so nothing was reused.
+          .recyclerPool(JsonRecyclerPools.newBoundedPool(64))
           .build();
 
   private Json() {}

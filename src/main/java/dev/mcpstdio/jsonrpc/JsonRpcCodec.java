@@ -1,13 +1,11 @@
 package dev.mcpstdio.jsonrpc;
 
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonToken;
 import dev.mcpstdio.jsonrpc.JsonRpcMessage.Batch;
 import dev.mcpstdio.jsonrpc.JsonRpcMessage.Invalid;
 import dev.mcpstdio.jsonrpc.JsonRpcMessage.Notification;
 import dev.mcpstdio.jsonrpc.JsonRpcMessage.Request;
 import dev.mcpstdio.jsonrpc.JsonRpcMessage.Response;
-import java.io.IOException;
+import dev.mcpstdio.wire.Bytes;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -23,61 +21,50 @@ public final class JsonRpcCodec {
 
   private JsonRpcCodec() {}
 
+  /** Classifies {@code bytes}, which the caller has checked to be valid UTF-8. */
   public static JsonRpcMessage parse(byte[] bytes) throws MalformedMessageException {
-    try (JsonParser p = Json.parser(bytes, 0, bytes.length)) {
-      JsonToken first = p.nextToken();
-      if (first == null) {
-        throw new MalformedMessageException("empty message");
-      }
-      JsonRpcMessage message;
-      if (first == JsonToken.START_OBJECT) {
-        message = object(p, bytes);
-      } else if (first == JsonToken.START_ARRAY) {
-        message = batch(p, bytes);
-      } else {
-        Json.finishValue(p);
-        message = new Invalid(bytes, null, "a JSON-RPC message must be a JSON object");
-      }
-      if (p.nextToken() != null) {
-        throw new MalformedMessageException("unexpected content after the JSON value");
-      }
-      return message;
-    } catch (IOException e) {
-      throw new MalformedMessageException(describe(e));
+    JsonScanner s = new JsonScanner(bytes, 0, bytes.length);
+    s.skipWhitespace();
+    if (s.atEnd()) {
+      throw new MalformedMessageException("empty message");
     }
+    JsonRpcMessage message;
+    if (s.peek() == '{') {
+      message = object(s, bytes);
+    } else if (s.peek() == '[') {
+      message = batch(s, bytes);
+    } else {
+      s.skipValue();
+      message = new Invalid(bytes, null, "a JSON-RPC message must be a JSON object");
+    }
+    s.skipWhitespace();
+    if (!s.atEnd()) {
+      throw new MalformedMessageException("unexpected content after the JSON value at byte " + s.position());
+    }
+    return message;
   }
 
-  private static String describe(IOException e) {
-    String message = e.getMessage();
-    if (message == null) {
-      return "malformed JSON";
-    }
-    // Jackson appends a source excerpt that may echo message content; keep only the reason.
-    int cut = message.indexOf("\n at [Source");
-    return cut >= 0 ? message.substring(0, cut) : message;
-  }
-
-  private static Batch batch(JsonParser p, byte[] bytes) throws IOException {
+  private static Batch batch(JsonScanner s, byte[] bytes) throws MalformedMessageException {
     List<JsonRpcMessage> members = new ArrayList<>();
-    while (p.nextToken() != JsonToken.END_ARRAY) {
-      boolean isObject = p.currentToken() == JsonToken.START_OBJECT;
-      int start = Json.tokenStart(p, 0);
-      Json.finishValue(p);
-      byte[] own = new JsonSpan(start, Json.valueEnd(p, 0)).slice(bytes);
-      members.add(isObject ? member(own) : new Invalid(own, null, "a batch member must be a JSON object"));
+    if (s.enterEmpty(']')) {
+      return new Batch(bytes, List.of());
     }
+    do {
+      int start = s.position();
+      boolean isObject = !s.atEnd() && s.peek() == '{';
+      s.skipValue();
+      byte[] own = new JsonSpan(start, s.position()).slice(bytes);
+      members.add(isObject ? member(own) : new Invalid(own, null, "a batch member must be a JSON object"));
+    } while (s.nextMember(']'));
     return new Batch(bytes, List.copyOf(members));
   }
 
   /** Classifies a batch member on its own bytes, so its spans are relative to itself. */
-  private static JsonRpcMessage member(byte[] own) throws IOException {
-    try (JsonParser p = Json.parser(own, 0, own.length)) {
-      p.nextToken();
-      return object(p, own);
-    }
+  private static JsonRpcMessage member(byte[] own) throws MalformedMessageException {
+    return object(new JsonScanner(own, 0, own.length), own);
   }
 
-  private static JsonRpcMessage object(JsonParser p, byte[] bytes) throws IOException {
+  private static JsonRpcMessage object(JsonScanner s, byte[] bytes) throws MalformedMessageException {
     String method = null;
     boolean methodPresent = false;
     JsonRpcId id = null;
@@ -86,36 +73,33 @@ public final class JsonRpcCodec {
     JsonSpan params = null;
     JsonSpan result = null;
     JsonSpan error = null;
-    while (p.nextToken() == JsonToken.FIELD_NAME) {
-      String name = p.currentName();
-      JsonToken value = p.nextToken();
-      int start = Json.tokenStart(p, 0);
-      switch (name) {
-        case "id" -> {
-          idPresent = true;
-          id = Json.readId(p, bytes, 0);
-          Json.finishValue(p);
-          idSpan = new JsonSpan(start, Json.valueEnd(p, 0));
-        }
-        case "method" -> {
-          methodPresent = true;
-          method = value == JsonToken.VALUE_STRING ? p.getText() : null;
-          Json.finishValue(p);
-        }
-        case "params" -> {
-          Json.finishValue(p);
-          params = new JsonSpan(start, Json.valueEnd(p, 0));
-        }
-        case "result" -> {
-          Json.finishValue(p);
-          result = new JsonSpan(start, Json.valueEnd(p, 0));
-        }
-        case "error" -> {
-          Json.finishValue(p);
-          error = new JsonSpan(start, Json.valueEnd(p, 0));
-        }
-        default -> Json.finishValue(p);
+    boolean more = !s.enterEmpty('}');
+    while (more) {
+      int nameStart = s.position();
+      int nameEnd = s.skipString();
+      String name = s.lastStringEscaped() ? JsonScanner.decode(bytes, nameStart, nameEnd, true) : null;
+      s.skipWhitespace();
+      s.expect(':', "':'");
+      s.skipWhitespace();
+      int start = s.position();
+      byte first = s.atEnd() ? 0 : s.peek();
+      s.skipValue();
+      JsonSpan value = new JsonSpan(start, s.position());
+      if (is(bytes, nameStart, nameEnd, name, "id")) {
+        idPresent = true;
+        idSpan = value;
+        id = id(bytes, value, first);
+      } else if (is(bytes, nameStart, nameEnd, name, "method")) {
+        methodPresent = true;
+        method = first == '"' ? string(bytes, value) : null;
+      } else if (is(bytes, nameStart, nameEnd, name, "params")) {
+        params = value;
+      } else if (is(bytes, nameStart, nameEnd, name, "result")) {
+        result = value;
+      } else if (is(bytes, nameStart, nameEnd, name, "error")) {
+        error = value;
       }
+      more = s.nextMember('}');
     }
     boolean idIsNull = idPresent && idSpan.is(bytes, "null");
     // Some peers write the unused member as null ("error": null beside a result); read that as
@@ -150,5 +134,26 @@ public final class JsonRpcCodec {
       return new Response(bytes, id, result, error);
     }
     return new Invalid(bytes, id, "not a request, notification or response");
+  }
+
+  /** True when the member name token is {@code wanted}; {@code decoded} is set when it had escapes. */
+  private static boolean is(byte[] bytes, int start, int end, String decoded, String wanted) {
+    return decoded != null ? decoded.equals(wanted) : JsonScanner.rawEquals(bytes, start, end, wanted);
+  }
+
+  /** The id in {@code span} when it is a string or a number; null otherwise. */
+  private static JsonRpcId id(byte[] bytes, JsonSpan span, byte first) {
+    if (first == '"') {
+      return JsonRpcId.ofString(span.text(bytes), string(bytes, span));
+    }
+    if (first == '-' || (first >= '0' && first <= '9')) {
+      return JsonRpcId.ofNumber(span.text(bytes));
+    }
+    return null;
+  }
+
+  /** The text of the already scanned string in {@code span}. */
+  private static String string(byte[] bytes, JsonSpan span) {
+    return JsonScanner.decode(bytes, span.start(), span.end(), Bytes.indexOf(bytes, (byte) '\\', span.start(), span.end()) >= 0);
   }
 }

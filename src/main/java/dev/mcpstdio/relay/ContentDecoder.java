@@ -17,9 +17,13 @@ import java.util.zip.Inflater;
  */
 abstract class ContentDecoder {
 
-  /** Receives decoded bytes. */
+  /**
+   * Receives decoded bytes. Each chunk is the sink's to keep: the decoder never writes to it again
+   * (an identity body passes the HTTP client's own buffers through, which the client does not
+   * reuse either), so a sink may hold chunks and join them once at the end.
+   */
   interface Sink {
-    void accept(byte[] bytes, int offset, int length) throws IOException;
+    void accept(ByteBuffer chunk) throws IOException;
   }
 
   /** The decoded body passed its bound. */
@@ -74,13 +78,7 @@ abstract class ContentDecoder {
 
     @Override
     void feed(ByteBuffer buffer) throws IOException {
-      if (buffer.hasArray()) {
-        sink.accept(buffer.array(), buffer.arrayOffset() + buffer.position(), buffer.remaining());
-      } else {
-        byte[] copy = new byte[buffer.remaining()];
-        buffer.get(copy);
-        sink.accept(copy, 0, copy.length);
-      }
+      sink.accept(buffer);
     }
 
     @Override
@@ -190,7 +188,7 @@ abstract class ContentDecoder {
                   "decompressed response exceeds --max-message-size (" + maxDecoded + " bytes)");
             }
             crc.update(out, 0, n);
-            sink.accept(out, 0, n);
+            sink.accept(ByteBuffer.wrap(Arrays.copyOf(out, n))); // out is reused, the chunk is not
           } else if (inflater.needsInput() || inflater.needsDictionary()) {
             break;
           }

@@ -1,5 +1,7 @@
 package dev.mcpstdio.relay;
 
+import java.net.http.HttpHeaders;
+import java.util.List;
 import java.util.Locale;
 
 /** One HTTP header the user pinned on the command line, validated at parse time. */
@@ -17,6 +19,16 @@ public record Header(String name, String value) {
 
   public String lowerName() {
     return name.toLowerCase(Locale.ROOT);
+  }
+
+  /**
+   * The first value of a response header, or null. Reads the client's case-insensitive header map
+   * directly: {@link HttpHeaders#firstValue} builds a stream per call, and this runs on every
+   * response.
+   */
+  static String first(HttpHeaders headers, String name) {
+    List<String> values = headers.map().get(name);
+    return values == null || values.isEmpty() ? null : values.get(0);
   }
 
   /** Parses {@code Name: value} as given to {@code -H}. */

@@ -3,12 +3,11 @@ package dev.mcpstdio.relay;
 import dev.mcpstdio.wire.Bytes;
 import dev.mcpstdio.wire.SseDecoder;
 import dev.mcpstdio.wire.SseEvent;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
 import java.time.Duration;
-import java.util.Arrays;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -72,7 +71,6 @@ final class ResponseReader implements HttpResponse.BodySubscriber<ResponseReader
   ResponseReader(
       Format format,
       String encoding,
-      long contentLength,
       long maxBytes,
       Duration idleTimeout,
       String idleLabel,
@@ -91,9 +89,7 @@ final class ResponseReader implements HttpResponse.BodySubscriber<ResponseReader
                 fail("no data from upstream for " + seconds(idleTimeout) + " (" + idleLabel + ")", true);
               }
             });
-    int expected = contentLength > 0 && contentLength <= this.maxBytes && contentLength < (1 << 28) && encodingIsIdentity(encoding)
-        ? (int) contentLength : 512;
-    this.collected = format == Format.EVENT_STREAM ? null : new Body(format == Format.DRAIN ? 512 : expected);
+    this.collected = format == Format.EVENT_STREAM ? null : new Body();
     this.events =
         format == Format.EVENT_STREAM
             ? new SseDecoder(
@@ -114,15 +110,12 @@ final class ResponseReader implements HttpResponse.BodySubscriber<ResponseReader
     return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() + " ms";
   }
 
-  private static boolean encodingIsIdentity(String encoding) {
-    return encoding == null || encoding.isBlank() || encoding.trim().equalsIgnoreCase("identity");
+  private void feedEvents(ByteBuffer chunk) throws IOException {
+    events.feed(chunk);
   }
 
-  private void feedEvents(byte[] bytes, int offset, int length) throws IOException {
-    events.feed(bytes, offset, length);
-  }
-
-  private void collect(byte[] bytes, int offset, int length) throws IOException {
+  private void collect(ByteBuffer chunk) throws IOException {
+    int length = chunk.remaining();
     received += length;
     if (format == Format.DRAIN) {
       if (received > DRAIN_LIMIT) {
@@ -133,7 +126,7 @@ final class ResponseReader implements HttpResponse.BodySubscriber<ResponseReader
       throw new ContentDecoder.TooLargeException(
           "response exceeds --max-message-size (" + maxBytes + " bytes); aborting");
     }
-    collected.write(bytes, offset, length);
+    collected.add(chunk);
   }
 
   @Override
@@ -261,14 +254,29 @@ final class ResponseReader implements HttpResponse.BodySubscriber<ResponseReader
     return collected == null ? null : collected.bytes();
   }
 
-  /** A body buffer presized from Content-Length, handed over without a copy when it was exact. */
-  private static final class Body extends ByteArrayOutputStream {
-    Body(int size) {
-      super(size);
+  /**
+   * A body kept as the chunks it arrived in and joined once, at the end: one copy of a large body
+   * instead of a growing buffer's repeated ones. Synchronized because a timeout may end the body
+   * from the sweeper thread while the client's thread is adding to it.
+   */
+  private static final class Body {
+    private final List<ByteBuffer> chunks = new ArrayList<>();
+    private int size;
+
+    synchronized void add(ByteBuffer chunk) {
+      chunks.add(chunk);
+      size += chunk.remaining();
     }
 
     synchronized byte[] bytes() {
-      return count == buf.length ? buf : Arrays.copyOf(buf, count);
+      byte[] out = new byte[size];
+      int at = 0;
+      for (ByteBuffer chunk : chunks) {
+        int n = chunk.remaining();
+        chunk.duplicate().get(out, at, n);
+        at += n;
+      }
+      return out;
     }
   }
 

@@ -82,7 +82,7 @@ final class RetryLink implements Interceptor {
   }
 
   static Duration retryAfter(Outcome outcome) {
-    return RetryAfter.parse(outcome.headers().firstValue("retry-after").orElse(null), Instant.now());
+    return RetryAfter.parse(Header.first(outcome.headers(), "retry-after"), Instant.now());
   }
 
   private static String seconds(Duration d) {

@@ -182,7 +182,7 @@ final class SessionLink implements Interceptor {
   }
 
   static String sessionIdOf(HttpHeaders headers) {
-    String id = headers.firstValue(SESSION_HEADER).orElse(null);
+    String id = Header.first(headers, SESSION_HEADER);
     return id != null && Header.isVisibleAscii(id) ? id : null;
   }
 

@@ -23,6 +23,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -374,8 +375,8 @@ final class Upstream {
     int status = info.statusCode();
     HttpHeaders headers = info.headers();
     String idleLabel = streamOnly ? "--sse-read-timeout" : "--timeout-read";
-    String encoding = headers.firstValue("content-encoding").orElse("");
-    String type = headers.firstValue("content-type").orElse("").toLowerCase(Locale.ROOT);
+    String encoding = Objects.requireNonNullElse(Header.first(headers, "content-encoding"), "");
+    String type = Objects.requireNonNullElse(Header.first(headers, "content-type"), "").toLowerCase(Locale.ROOT);
     boolean success = status >= 200 && status < 300 && status != 202 && status != 204;
     ResponseReader.Format format;
     if (!success) {
@@ -389,12 +390,10 @@ final class Upstream {
     }
     delivery.eventStream = format == ResponseReader.Format.EVENT_STREAM;
     boolean supported = ContentDecoder.supports(encoding);
-    long length = headers.firstValueAsLong("content-length").orElse(-1);
     ResponseReader reader =
         new ResponseReader(
             format,
             supported ? encoding : "",
-            length,
             config.maxMessageSize(),
             idleTimeout,
             idleLabel,
@@ -403,12 +402,22 @@ final class Upstream {
     if (!supported) {
       reader.fail("upstream used unsupported Content-Encoding '" + encoding + "'", false);
     } else if (format == ResponseReader.Format.JSON && config.maxMessageSize() > 0
-        && length > config.maxMessageSize()) {
+        && contentLength(headers) > config.maxMessageSize()) {
       reader.fail(
           "response exceeds --max-message-size (" + config.maxMessageSize() + " bytes); aborting",
           false);
     }
     return reader;
+  }
+
+  /** The declared body length, or -1 when absent or not a number. */
+  private static long contentLength(HttpHeaders headers) {
+    String value = Header.first(headers, "content-length");
+    try {
+      return value == null ? -1 : Long.parseLong(value.trim());
+    } catch (NumberFormatException e) {
+      return -1;
+    }
   }
 
   private static Response errorBody(ResponseReader.Result body) {

@@ -21,18 +21,25 @@ public final class Ndjson {
   public static boolean needsRewrite(byte[] json) {
     int i = 0;
     for (; i + 8 <= json.length; i += 8) {
-      long w = Swar.word(json, i);
-      if (Swar.hasByte(w, (byte) '\n') || Swar.hasByte(w, (byte) '\r') || Swar.hasByte(w, (byte) 0xE2)) {
-        break;
+      if (Swar.hasByteBelow(Swar.word(json, i), 0x20) || Swar.hasByte(Swar.word(json, i), (byte) 0xE2)) {
+        // Control bytes include the harmless tab, and E2 leads many characters: look closer.
+        for (int k = i; k < i + 8; k++) {
+          if (breaksLine(json, k)) {
+            return true;
+          }
+        }
       }
     }
     for (; i < json.length; i++) {
-      byte b = json[i];
-      if (b == '\n' || b == '\r' || isLineSeparator(json, i)) {
+      if (breaksLine(json, i)) {
         return true;
       }
     }
     return false;
+  }
+
+  private static boolean breaksLine(byte[] json, int i) {
+    return json[i] == '\n' || json[i] == '\r' || isLineSeparator(json, i);
   }
 
   public static byte[] frame(byte[] json) {

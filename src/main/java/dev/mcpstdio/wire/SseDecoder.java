@@ -38,6 +38,9 @@ public final class SseDecoder {
   private final long maxEventBytes;
   private final Consumer<SseEvent> listener;
 
+  private static final int SCRATCH = 16 * 1024;
+
+  private byte[] scratch; // for buffers without an accessible array; feed never keeps its input
   private byte[] line = new byte[256];
   private int lineLength;
   private boolean lastWasCr;
@@ -74,9 +77,15 @@ public final class SseDecoder {
       feed(buffer.array(), buffer.arrayOffset() + buffer.position(), buffer.remaining());
       buffer.position(buffer.limit());
     } else {
-      byte[] copy = new byte[buffer.remaining()];
-      buffer.get(copy);
-      feed(copy, 0, copy.length);
+      // A read-only or direct buffer: through a reused scratch array, a piece at a time.
+      if (scratch == null) {
+        scratch = new byte[SCRATCH];
+      }
+      while (buffer.hasRemaining()) {
+        int n = Math.min(SCRATCH, buffer.remaining());
+        buffer.get(scratch, 0, n);
+        feed(scratch, 0, n);
+      }
     }
   }
 

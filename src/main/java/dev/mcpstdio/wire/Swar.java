@@ -6,35 +6,48 @@ import java.nio.ByteOrder;
 
 /**
  * Eight bytes at a time: the scans that touch every byte of a message (line splitting, UTF-8
- * validation, framing) read {@code long} words instead of single bytes, which makes them several
+ * validation, JSON strings, framing) read {@code long} words instead of single bytes, which makes them several
  * times faster on large messages. The bit tricks are the classic "has zero byte" tests.
  */
-final class Swar {
+public final class Swar {
 
   private static final VarHandle LONGS =
       MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
-  private static final long ONES = 0x0101010101010101L;
-  private static final long HIGHS = 0x8080808080808080L;
+
+  /** 0x01 in every byte. */
+  public static final long ONES = 0x0101010101010101L;
+
+  /** 0x80 in every byte: the high bits. */
+  public static final long HIGHS = 0x8080808080808080L;
 
   private Swar() {}
 
-  static long word(byte[] bytes, int offset) {
+  /** The eight bytes at {@code offset} as one word, the first byte lowest (little-endian). */
+  public static long word(byte[] bytes, int offset) {
     return (long) LONGS.get(bytes, offset);
   }
 
   /** True when any of the eight bytes of {@code word} has its high bit set (non-ASCII). */
-  static boolean hasHighBit(long word) {
+  public static boolean hasHighBit(long word) {
     return (word & HIGHS) != 0;
   }
 
   /** True when any of the eight bytes of {@code word} equals {@code b}. */
-  static boolean hasByte(long word, byte b) {
+  public static boolean hasByte(long word, byte b) {
     long x = word ^ (ONES * (b & 0xFF));
     return ((x - ONES) & ~x & HIGHS) != 0;
   }
 
+  /**
+   * True when any of the eight bytes of {@code word} is below {@code limit} (at most 0x80). Bytes
+   * with the high bit set are never below it.
+   */
+  public static boolean hasByteBelow(long word, int limit) {
+    return ((word - ONES * limit) & ~word & HIGHS) != 0;
+  }
+
   /** Index of the first {@code b} in {@code [from, to)}, or -1. */
-  static int indexOf(byte[] bytes, byte b, int from, int to) {
+  public static int indexOf(byte[] bytes, byte b, int from, int to) {
     int i = from;
     for (; i + 8 <= to; i += 8) {
       if (hasByte(word(bytes, i), b)) {

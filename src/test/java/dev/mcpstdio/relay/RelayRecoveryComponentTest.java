@@ -14,6 +14,7 @@ import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -223,16 +224,22 @@ class RelayRecoveryComponentTest {
 
   @Test
   void aStreamDroppedAfterPartOfTheAnswerIsReportedAndNotRetried() {
+    // The server cuts the stream only once the host has the first message: "part of the answer
+    // was delivered" must be a fact of the test, not a race between the data and the cut.
+    CountDownLatch delivered = new CountDownLatch(1);
     try (FakeMcpServer server = new FakeMcpServer(e -> "tools/list".equals(e.rpcMethod())
-            ? Reply.sseThenDrop(List.of(Step.message("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"x\"}}")))
+            ? Reply.sseThenDrop(List.of(
+                Step.message("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"x\"}}"),
+                Step.await(delivered)))
             : FakeMcpServer.standard(e));
         RelayHarness relay = RelayHarness.start(server.url())) {
       relay.initialize();
       relay.send(LIST);
+      assertThat(relay.stdout.nextMatching(l -> l.contains("notifications/message"), RelayHarness.TIMEOUT)).isNotNull();
+      delivered.countDown();
       String line = relay.answerTo("8");
       assertThat(Jsons.errorMessage(line)).startsWith("upstream stream interrupted");
       assertThat(server.posts("tools/list")).hasSize(1); // at most once after part was delivered
-      assertThat(relay.stdout.snapshot()).anyMatch(l -> l.contains("notifications/message"));
     }
   }
 

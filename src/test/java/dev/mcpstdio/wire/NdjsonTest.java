@@ -124,4 +124,22 @@ class NdjsonTest {
     String json = "{\"s\":\"a\\nb\\r\\u2028\"}";
     assertThat(s(Ndjson.frame(b(json)))).isEqualTo(json + "\n");
   }
+
+  @Test
+  void needsRewriteFindsEveryLineBreakAtEveryOffsetAndNothingElse() {
+    String[] breaking = {"\n", "\r", "\u2028", "\u2029"};
+    String[] harmless = {"\t", "’", "…", "€", "é", "\u2027"};
+    for (int pad = 0; pad < 24; pad++) {
+      String before = "x".repeat(pad);
+      for (String c : breaking) {
+        byte[] json = b("[\"" + before + "\"," + (c.length() == 1 && c.charAt(0) < 0x20 ? c : "\"" + c + "\"") + "]");
+        assertThat(Ndjson.needsRewrite(json)).as("%s after %d", c, pad).isTrue();
+      }
+      for (String c : harmless) {
+        byte[] json = b("[\"" + before + c + before + "\"]");
+        assertThat(Ndjson.needsRewrite(json)).as("%s after %d", c, pad).isFalse();
+        assertThat(Ndjson.frame(json)).as("%s after %d", c, pad).hasSize(json.length + 1);
+      }
+    }
+  }
 }
