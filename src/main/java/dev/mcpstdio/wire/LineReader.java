@@ -2,6 +2,7 @@ package dev.mcpstdio.wire;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -18,10 +19,15 @@ public final class LineReader {
 
   /**
    * A line is gathered in blocks of this size and assembled once at its end: a large line costs
-   * twice its size at the peak (blocks, then the line), never more, and no large buffer outlives
-   * the line that needed it.
+   * twice its size at the peak (blocks, then the line), never more.
    */
   static final int BLOCK = 64 * 1024;
+
+  /**
+   * Blocks kept for the next long line (1 MiB): a stream of large messages then costs one array
+   * per message instead of two, and what is kept past a larger line is bounded.
+   */
+  static final int SPARE_BLOCKS = 16;
 
   /** How much of an oversized line is kept for diagnosis. */
   public static final int HEAD_BYTES = 64 * 1024;
@@ -44,6 +50,7 @@ public final class LineReader {
   private boolean eof;
 
   private final List<byte[]> blocks = new ArrayList<>(); // full blocks
+  private final ArrayDeque<byte[]> spare = new ArrayDeque<>(); // at most SPARE_BLOCKS
   private byte[] line = new byte[BLOCK]; // the block being filled
   private int lineLength; // bytes in the block being filled
   private long kept; // bytes kept of the current line, all blocks included
@@ -135,7 +142,7 @@ public final class LineReader {
     while (length > 0) {
       if (lineLength == line.length) {
         blocks.add(line);
-        line = new byte[BLOCK];
+        line = spare.isEmpty() ? new byte[BLOCK] : spare.pop();
         lineLength = 0;
       }
       int n = Math.min(length, line.length - lineLength);
@@ -175,10 +182,13 @@ public final class LineReader {
         oversized
             ? new Line.Oversized(assemble((int) Math.min(Math.min(kept, length), HEAD_BYTES)), length)
             : new Line.Text(assemble((int) length));
-    if (!blocks.isEmpty()) {
-      blocks.clear();
-      line = new byte[BLOCK]; // the blocks, the last one included, belong to the line just read
+    // The line was copied out: its blocks are free again (the one being filled stays in use).
+    for (byte[] block : blocks) {
+      if (spare.size() < SPARE_BLOCKS) {
+        spare.push(block);
+      }
     }
+    blocks.clear();
     return result;
   }
 

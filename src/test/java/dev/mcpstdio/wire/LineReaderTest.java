@@ -281,4 +281,29 @@ class LineReaderTest {
     org.assertj.core.api.Assertions.assertThat(new String(((LineReader.Line.Text) reader.next()).bytes(),
         java.nio.charset.StandardCharsets.UTF_8)).isEqualTo("next");
   }
+
+  @Test
+  void largeLinesInARowEachComeBackIntactThoughTheirBlocksAreReused() throws IOException {
+    // Longer than the kept spares, then shorter, then longer again: a reused block must never
+    // carry bytes of an earlier line into a later one.
+    int[] sizes = {
+      LineReader.BLOCK * (LineReader.SPARE_BLOCKS + 5) + 17, LineReader.BLOCK * 3 + 1, 10,
+      LineReader.BLOCK * 2, LineReader.BLOCK * 7 - 3,
+    };
+    java.io.ByteArrayOutputStream all = new java.io.ByteArrayOutputStream();
+    List<byte[]> expected = new ArrayList<>();
+    for (int i = 0; i < sizes.length; i++) {
+      byte[] line = new byte[sizes[i]];
+      java.util.Arrays.fill(line, (byte) ('a' + i));
+      line[line.length - 1] = (byte) ('A' + i);
+      expected.add(line);
+      all.writeBytes(line);
+      all.write('\n');
+    }
+    List<Line> lines = readAll(new Trickle(all.toByteArray(), 50_000), 0);
+    assertThat(lines).hasSize(sizes.length);
+    for (int i = 0; i < sizes.length; i++) {
+      assertThat(((Line.Text) lines.get(i)).bytes()).as("line %d", i).isEqualTo(expected.get(i));
+    }
+  }
 }
