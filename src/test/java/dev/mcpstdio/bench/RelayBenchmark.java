@@ -116,6 +116,7 @@ public final class RelayBenchmark {
             ratio(percentile(relaySeq, 99), percentile(directSeq, 99)), "");
         row("throughput, concurrency 1 (mean of 3)", fmt(relayC1) + " calls/s", fmt(directC1) + " calls/s", ratio(relayC1, directC1), "");
         row("throughput, concurrency 16 (mean of 3)", fmt(relayC16) + " calls/s", fmt(directC16) + " calls/s", ratio(relayC16, directC16), "≥ 0.8x");
+        row("failed calls during throughput runs", FAILURES.relay + "", FAILURES.direct + "", "—", "0");
         large(relay, direct);
         long rss = relay.peakRssKb();
         row("relay peak RSS", (rss / 1024) + " MiB", "—", "—", "≤ 120 MiB");
@@ -154,6 +155,8 @@ public final class RelayBenchmark {
     // Large messages take other code paths (block assembly, long-string scans): warm them too.
     relay.sequential(30, 1 << 20);
     direct.sequential(30, 1 << 20);
+    FAILURES.relay.set(0);
+    FAILURES.direct.set(0);
   }
 
   private double[] startups(URI url) throws Exception {
@@ -294,9 +297,12 @@ public final class RelayBenchmark {
       long t0 = System.nanoTime();
       long end = t0 + TimeUnit.SECONDS.toNanos(seconds);
       while (System.nanoTime() < end) {
-        out.readLine();
+        byte[] line = out.readLine();
         window.release();
         done++;
+        if (line == null || !contains(line, RESULT)) {
+          FAILURES.relay.incrementAndGet();
+        }
       }
       double elapsed = (System.nanoTime() - t0) / 1e9;
       stop.set(true);
@@ -336,6 +342,11 @@ public final class RelayBenchmark {
       }
     }
   }
+
+  /** Calls that did not come back with a result during throughput runs, counted per side. */
+  private record Failures(AtomicLong relay, AtomicLong direct) {}
+
+  private static final Failures FAILURES = new Failures(new AtomicLong(), new AtomicLong());
 
   /** Direct calls from this JVM to the upstream, for comparison. */
   static final class Direct {
@@ -387,7 +398,13 @@ public final class RelayBenchmark {
         workers.add(Thread.ofPlatform().start(() -> {
           try {
             while (System.nanoTime() < end) {
-              once(size);
+              try {
+                once(size);
+              } catch (IOException | IllegalStateException e) {
+                // A failed call still took its time; count it so a dying worker cannot shrink the
+                // comparison without showing (JDK 25's HttpClient has a rare pooled-connection race).
+                FAILURES.direct.incrementAndGet();
+              }
               done.incrementAndGet();
             }
           } catch (Exception e) {
