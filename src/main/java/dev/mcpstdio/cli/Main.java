@@ -1,5 +1,6 @@
 package dev.mcpstdio.cli;
 
+import dev.mcpstdio.demo.DemoServer;
 import dev.mcpstdio.net.EnvProxySelector;
 import dev.mcpstdio.net.KeepAliveSelectorProvider;
 import dev.mcpstdio.net.OutboundHttp;
@@ -7,6 +8,8 @@ import dev.mcpstdio.relay.ConnectivityCheck;
 import dev.mcpstdio.relay.Relay;
 import dev.mcpstdio.relay.RelayConfig;
 import dev.mcpstdio.relay.Sleeper;
+import dev.mcpstdio.serve.ServeConfig;
+import dev.mcpstdio.serve.ServeGateway;
 import dev.mcpstdio.stdio.Log;
 import dev.mcpstdio.stdio.Redactor;
 import dev.mcpstdio.stdio.StdoutWire;
@@ -16,7 +19,9 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.http.HttpClient;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 
 /** The {@code mcp-stdio} entry point: picks the mode and maps outcomes to exit codes. */
 public final class Main {
@@ -41,6 +46,13 @@ public final class Main {
       if (args.length == 1 && args[0].equals("train")) {
         return TrainCommand.run();
       }
+      if (args.length >= 1 && args[0].equals("serve")) {
+        ServeCommand.Parsed parsed = ServeCommand.parse(Arrays.copyOfRange(args, 1, args.length), env, early, err);
+        return parsed.exitNow() != null ? parsed.exitNow() : serve(parsed.config(), Log.stderr(parsed.config().logLevel(), redactor));
+      }
+      if (args.length == 1 && args[0].equals("demo")) {
+        return new DemoServer(wire, early.tagged("demo")).run(new FileInputStream(FileDescriptor.in));
+      }
       RelayCommand.Parsed parsed = RelayCommand.parse(args, env, early, err);
       if (parsed.exitNow() != null) {
         return parsed.exitNow();
@@ -55,6 +67,42 @@ public final class Main {
       early.error("internal error: " + e);
       return ExitCodes.FAILURE;
     }
+  }
+
+  private static int serve(ServeConfig config, Log log) throws InterruptedException {
+    ServeGateway gateway = new ServeGateway(config, log);
+    CountDownLatch stop = new CountDownLatch(1);
+    Signals.onTermination(signal -> {
+      log.info("received signal " + signal + ", shutting down");
+      stop.countDown();
+    });
+    try {
+      gateway.start();
+    } catch (Exception e) {
+      log.error("cannot listen on " + config.host() + ":" + config.port() + ": " + rootMessage(e));
+      closeQuietly(gateway, log);
+      return ExitCodes.FAILURE;
+    }
+    log.info(gateway.describe());
+    stop.await();
+    closeQuietly(gateway, log);
+    return ExitCodes.OK;
+  }
+
+  private static void closeQuietly(ServeGateway gateway, Log log) {
+    try {
+      gateway.close();
+    } catch (Exception e) {
+      log.warn("shutdown: " + rootMessage(e));
+    }
+  }
+
+  private static String rootMessage(Throwable e) {
+    Throwable t = e;
+    while (t.getCause() != null && t.getCause() != t) {
+      t = t.getCause();
+    }
+    return t.getMessage() == null ? t.toString() : t.getMessage();
   }
 
   private static int relay(RelayConfig config, StdoutWire wire, Log log, Map<String, String> env)

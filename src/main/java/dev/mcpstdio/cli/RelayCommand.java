@@ -1,5 +1,12 @@
 package dev.mcpstdio.cli;
 
+import static dev.mcpstdio.cli.CliOptions.bytes;
+import static dev.mcpstdio.cli.CliOptions.flag;
+import static dev.mcpstdio.cli.CliOptions.has;
+import static dev.mcpstdio.cli.CliOptions.level;
+import static dev.mcpstdio.cli.CliOptions.option;
+import static dev.mcpstdio.cli.CliOptions.seconds;
+
 import dev.mcpstdio.Version;
 import dev.mcpstdio.net.Hosts;
 import dev.mcpstdio.relay.Header;
@@ -75,18 +82,6 @@ final class RelayCommand {
     return spec;
   }
 
-  private static void option(CommandSpec spec, String name, String label, Class<?> type, String description) {
-    spec.addOption(OptionSpec.builder(name).paramLabel(label).type(type).description(description).build());
-  }
-
-  private static void flag(CommandSpec spec, String name, String description) {
-    spec.addOption(OptionSpec.builder(name).arity("0").description(description).build());
-  }
-
-  private static void flag(CommandSpec spec, String shortName, String name, String description) {
-    spec.addOption(OptionSpec.builder(shortName, name).arity("0").description(description).build());
-  }
-
   /** Parses the relay's arguments; usage output goes to {@code err}. */
   static Parsed parse(String[] args, Map<String, String> env, Log log, PrintWriter err)
       throws UsageException {
@@ -114,17 +109,6 @@ final class RelayCommand {
       return new Parsed(null, ExitCodes.OK);
     }
     return new Parsed(build(r, env, log), null);
-  }
-
-  private static boolean has(String[] args, String... names) {
-    for (String a : args) {
-      for (String n : names) {
-        if (a.equals(n)) {
-          return true;
-        }
-      }
-    }
-    return false;
   }
 
   private static RelayConfig build(ParseResult r, Map<String, String> env, Log log)
@@ -235,62 +219,5 @@ final class RelayCommand {
       }
     }
     return false;
-  }
-
-  private static Duration seconds(ParseResult r, String name, Duration fallback, boolean zeroAllowed)
-      throws UsageException {
-    if (!r.hasMatchedOption(name)) {
-      return fallback;
-    }
-    String text = r.matchedOptionValue(name, "");
-    double value;
-    try {
-      value = Double.parseDouble(text.trim());
-    } catch (NumberFormatException e) {
-      throw new UsageException(name + " expects a number of seconds, got '" + text + "'", ExitCodes.USAGE);
-    }
-    if (Double.isNaN(value) || Double.isInfinite(value) || value < 0 || (!zeroAllowed && value == 0)) {
-      throw new UsageException(
-          name + " must be a finite number " + (zeroAllowed ? ">= 0" : "> 0") + ", got '" + text + "'",
-          ExitCodes.USAGE);
-    }
-    if (value > 365L * 24 * 3600) {
-      throw new UsageException(name + " is unreasonably large: " + text, ExitCodes.USAGE);
-    }
-    return Duration.ofNanos((long) (value * 1e9));
-  }
-
-  private static long bytes(ParseResult r, String name, long fallback) throws UsageException {
-    if (!r.hasMatchedOption(name)) {
-      return fallback;
-    }
-    String text = r.matchedOptionValue(name, "");
-    try {
-      long value = Long.parseLong(text.trim());
-      if (value < 0) {
-        throw new NumberFormatException();
-      }
-      return value;
-    } catch (NumberFormatException e) {
-      throw new UsageException(name + " expects a number of bytes >= 0, got '" + text + "'", ExitCodes.USAGE);
-    }
-  }
-
-  private static Log.Level level(ParseResult r) throws UsageException {
-    if (r.hasMatchedOption("--verbose")) {
-      return Log.Level.DEBUG;
-    }
-    if (r.hasMatchedOption("--quiet")) {
-      return Log.Level.WARN;
-    }
-    if (!r.hasMatchedOption("--log-level")) {
-      return Log.Level.INFO;
-    }
-    String text = r.matchedOptionValue("--log-level", "").trim().toUpperCase(Locale.ROOT);
-    try {
-      return Log.Level.valueOf(text.equals("WARNING") ? "WARN" : text);
-    } catch (IllegalArgumentException e) {
-      throw new UsageException("--log-level must be debug, info, warn, error or off", ExitCodes.USAGE);
-    }
   }
 }

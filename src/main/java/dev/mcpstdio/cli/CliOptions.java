@@ -1,0 +1,94 @@
+package dev.mcpstdio.cli;
+
+import dev.mcpstdio.stdio.Log;
+import java.time.Duration;
+import java.util.Locale;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
+import picocli.CommandLine.ParseResult;
+
+/** Option declarations and value parsing shared by the commands (programmatic picocli, no reflection). */
+final class CliOptions {
+
+  private CliOptions() {}
+
+  static void option(CommandSpec spec, String name, String label, Class<?> type, String description) {
+    spec.addOption(OptionSpec.builder(name).paramLabel(label).type(type).description(description).build());
+  }
+
+  static void flag(CommandSpec spec, String name, String description) {
+    spec.addOption(OptionSpec.builder(name).arity("0").description(description).build());
+  }
+
+  static void flag(CommandSpec spec, String shortName, String name, String description) {
+    spec.addOption(OptionSpec.builder(shortName, name).arity("0").description(description).build());
+  }
+
+  static boolean has(String[] args, String... names) {
+    for (String a : args) {
+      for (String n : names) {
+        if (a.equals(n)) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  static Duration seconds(ParseResult r, String name, Duration fallback, boolean zeroAllowed)
+      throws UsageException {
+    if (!r.hasMatchedOption(name)) {
+      return fallback;
+    }
+    String text = r.matchedOptionValue(name, "");
+    double value;
+    try {
+      value = Double.parseDouble(text.trim());
+    } catch (NumberFormatException e) {
+      throw new UsageException(name + " expects a number of seconds, got '" + text + "'", ExitCodes.USAGE);
+    }
+    if (Double.isNaN(value) || Double.isInfinite(value) || value < 0 || (!zeroAllowed && value == 0)) {
+      throw new UsageException(
+          name + " must be a finite number " + (zeroAllowed ? ">= 0" : "> 0") + ", got '" + text + "'",
+          ExitCodes.USAGE);
+    }
+    if (value > 365L * 24 * 3600) {
+      throw new UsageException(name + " is unreasonably large: " + text, ExitCodes.USAGE);
+    }
+    return Duration.ofNanos((long) (value * 1e9));
+  }
+
+  static long bytes(ParseResult r, String name, long fallback) throws UsageException {
+    if (!r.hasMatchedOption(name)) {
+      return fallback;
+    }
+    String text = r.matchedOptionValue(name, "");
+    try {
+      long value = Long.parseLong(text.trim());
+      if (value < 0) {
+        throw new NumberFormatException();
+      }
+      return value;
+    } catch (NumberFormatException e) {
+      throw new UsageException(name + " expects a number of bytes >= 0, got '" + text + "'", ExitCodes.USAGE);
+    }
+  }
+
+  static Log.Level level(ParseResult r) throws UsageException {
+    if (r.hasMatchedOption("--verbose")) {
+      return Log.Level.DEBUG;
+    }
+    if (r.hasMatchedOption("--quiet")) {
+      return Log.Level.WARN;
+    }
+    if (!r.hasMatchedOption("--log-level")) {
+      return Log.Level.INFO;
+    }
+    String text = r.matchedOptionValue("--log-level", "").trim().toUpperCase(Locale.ROOT);
+    try {
+      return Log.Level.valueOf(text.equals("WARNING") ? "WARN" : text);
+    } catch (IllegalArgumentException e) {
+      throw new UsageException("--log-level must be debug, info, warn, error or off", ExitCodes.USAGE);
+    }
+  }
+}

@@ -1,0 +1,200 @@
+package dev.mcpstdio.cli;
+
+import static dev.mcpstdio.cli.CliOptions.bytes;
+import static dev.mcpstdio.cli.CliOptions.flag;
+import static dev.mcpstdio.cli.CliOptions.has;
+import static dev.mcpstdio.cli.CliOptions.level;
+import static dev.mcpstdio.cli.CliOptions.option;
+import static dev.mcpstdio.cli.CliOptions.seconds;
+
+import dev.mcpstdio.Version;
+import dev.mcpstdio.process.ChildProcess;
+import dev.mcpstdio.process.ChildSpec;
+import dev.mcpstdio.serve.ServeConfig;
+import dev.mcpstdio.stdio.Log;
+import java.io.PrintWriter;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import picocli.CommandLine;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
+import picocli.CommandLine.Model.PositionalParamSpec;
+import picocli.CommandLine.ParseResult;
+
+/** {@code mcp-stdio serve [OPTIONS] [--] [COMMAND [ARGS...]]}: options into a {@link ServeConfig}. */
+final class ServeCommand {
+
+  /** What parsing produced: a config to run, or an exit code to return right away. */
+  record Parsed(ServeConfig config, Integer exitNow) {}
+
+  private ServeCommand() {}
+
+  static CommandSpec spec() {
+    CommandSpec spec = CommandSpec.create().name("mcp-stdio serve").version("mcp-stdio " + Version.get());
+    spec.usageMessage().description(
+        "Publish a stdio MCP server as a Streamable HTTP endpoint: one child process per session.",
+        "Without a COMMAND, serves the built-in demo server (mcp-stdio demo).");
+    spec.parser().stopAtPositional(true);
+    spec.addPositional(PositionalParamSpec.builder().paramLabel("COMMAND [ARGS...]").arity("0..*").type(List.class)
+        .auxiliaryTypes(String.class).description("The stdio server to run for each session (no shell).").build());
+    option(spec, "--host", "HOST", String.class, "Bind address (default 127.0.0.1).");
+    option(spec, "--port", "PORT", String.class, "Bind port; 0 picks a free one (default 8080).");
+    option(spec, "--path", "PATH", String.class, "The MCP endpoint path (default /mcp).");
+    option(spec, "--max-sessions", "N", String.class, "Live sessions at most; initialize past it gets 503 (default 100).");
+    option(spec, "--session-idle-ttl", "SECONDS", String.class, "End sessions idle this long; 0 never (default 0).");
+    option(spec, "--max-message-size", "BYTES", String.class, "Largest request body and server line; 0 disables (default 10485760).");
+    option(spec, "--backend-timeout", "SECONDS", String.class, "How long a request waits for the server's answer before 504 (default 120).");
+    spec.addOption(OptionSpec.builder("--allow-origin").paramLabel("ORIGIN").type(List.class).auxiliaryTypes(String.class)
+        .description("Also accept browser requests from this origin, e.g. https://app.example (repeatable).").build());
+    option(spec, "--public-url", "URL", String.class, "The URL clients use to reach this endpoint (behind a proxy).");
+    option(spec, "--auth-token", "TOKEN", String.class,
+        "Require 'Authorization: Bearer TOKEN' (default: $MCP_STDIO_SERVE_TOKEN; prefer the env var, flags show in ps).");
+    option(spec, "--log-level", "LEVEL", String.class, "debug, info, warn, error or off (default info).");
+    flag(spec, "-v", "--verbose", "Same as --log-level debug.");
+    flag(spec, "-q", "--quiet", "Same as --log-level warn.");
+    flag(spec, "-V", "--version", "Print the version and exit.");
+    flag(spec, "-h", "--help", "Show this help and exit.");
+    return spec;
+  }
+
+  static Parsed parse(String[] args, Map<String, String> env, Log log, PrintWriter err) throws UsageException {
+    CommandLine commandLine = new CommandLine(spec());
+    ParseResult r;
+    try {
+      r = commandLine.parseArgs(args);
+    } catch (CommandLine.ParameterException e) {
+      if (has(args, "-h", "--help")) {
+        commandLine.usage(err);
+        return new Parsed(null, ExitCodes.OK);
+      }
+      throw new UsageException(e.getMessage() + " (see mcp-stdio serve --help)", ExitCodes.USAGE);
+    }
+    if (r.hasMatchedOption("--help")) {
+      commandLine.usage(err);
+      return new Parsed(null, ExitCodes.OK);
+    }
+    if (r.hasMatchedOption("--version")) {
+      err.println(commandLine.getCommandSpec().version()[0]);
+      return new Parsed(null, ExitCodes.OK);
+    }
+    return new Parsed(build(r, env, log), null);
+  }
+
+  private static ServeConfig build(ParseResult r, Map<String, String> env, Log log) throws UsageException {
+    List<String> command = new ArrayList<>();
+    if (!r.matchedPositionals().isEmpty()) {
+      command.addAll(r.matchedPositional(0).getValue());
+    }
+    ChildSpec child = command.isEmpty() ? demoChild(env) : new ChildSpec(command);
+    ServeConfig config = ServeConfig.defaults(child);
+
+    String host = r.matchedOptionValue("--host", "127.0.0.1").trim();
+    if (host.isEmpty()) {
+      throw new UsageException("--host must not be empty", ExitCodes.USAGE);
+    }
+    int port = integer(r, "--port", ServeConfig.DEFAULT_PORT, 0, 65535);
+    String path = r.matchedOptionValue("--path", ServeConfig.DEFAULT_PATH);
+    if (!path.startsWith("/") || path.matches(".*[\"\\s?#].*")) {
+      throw new UsageException("--path must start with / and contain no quote, space, ? or #", ExitCodes.USAGE);
+    }
+    int maxSessions = integer(r, "--max-sessions", ServeConfig.DEFAULT_MAX_SESSIONS, 1, 100_000);
+    Duration idle = seconds(r, "--session-idle-ttl", Duration.ZERO, true);
+    long maxMessage = bytes(r, "--max-message-size", ServeConfig.DEFAULT_MAX_MESSAGE_SIZE);
+    Duration backend = seconds(r, "--backend-timeout", ServeConfig.DEFAULT_BACKEND_TIMEOUT, false);
+    List<String> origins = new ArrayList<>();
+    for (String origin : r.matchedOptionValue("--allow-origin", List.<String>of())) {
+      origins.add(origin(origin));
+    }
+    URI publicUrl = r.hasMatchedOption("--public-url") ? publicUrl(r.matchedOptionValue("--public-url", "")) : null;
+
+    String token = env.get("MCP_STDIO_SERVE_TOKEN");
+    if (r.hasMatchedOption("--auth-token")) {
+      token = r.matchedOptionValue("--auth-token", "");
+      log.warn("--auth-token is visible to every local user in ps; prefer MCP_STDIO_SERVE_TOKEN");
+    }
+    if (token != null && token.isBlank()) {
+      token = null;
+    }
+    if (token != null) {
+      log.redactor().addSecret(token);
+    }
+    if (token == null && !dev.mcpstdio.net.Hosts.isLoopback(host)) {
+      log.warn("serving on " + host + " without authentication: anyone who can reach this port can run "
+          + child.argv().getFirst() + "; set MCP_STDIO_SERVE_TOKEN");
+    }
+    return new ServeConfig(host, port, path, child, maxSessions, idle, maxMessage, backend,
+        ServeConfig.DEFAULT_KEEP_ALIVE, origins, publicUrl, token, ChildProcess.Ladder.DEFAULT, level(r));
+  }
+
+  /**
+   * The built-in demo as a child: through the launcher when this process was started by it (the
+   * child then gets the same JVM flags and ahead-of-time cache), else this JVM's own java and
+   * class path, with the flags that keep the JVM's own output off stdout.
+   */
+  static ChildSpec demoChild(Map<String, String> env) {
+    String launcher = env.get("MCP_STDIO_LAUNCHER");
+    if (launcher != null && !launcher.isBlank() && java.nio.file.Files.isExecutable(Path.of(launcher))) {
+      return new ChildSpec(List.of(launcher, "demo"));
+    }
+    String java = ProcessHandle.current().info().command().orElse("java");
+    return new ChildSpec(List.of(java, "-Xlog:disable", "-Xlog:all=warning:stderr", "-XX:+DisplayVMOutputToStderr",
+        "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto", "-cp", System.getProperty("java.class.path"),
+        Main.class.getName(), "demo"));
+  }
+
+  private static int integer(ParseResult r, String name, int fallback, int min, int max) throws UsageException {
+    if (!r.hasMatchedOption(name)) {
+      return fallback;
+    }
+    String text = r.matchedOptionValue(name, "").trim();
+    try {
+      int value = Integer.parseInt(text);
+      if (value < min || value > max) {
+        throw new NumberFormatException();
+      }
+      return value;
+    } catch (NumberFormatException e) {
+      throw new UsageException(name + " expects a whole number from " + min + " to " + max + ", got '" + text + "'",
+          ExitCodes.USAGE);
+    }
+  }
+
+  private static String origin(String text) throws UsageException {
+    String value = text.trim().toLowerCase(Locale.ROOT);
+    if (value.endsWith("/")) {
+      value = value.substring(0, value.length() - 1);
+    }
+    if (!value.matches("[a-z][a-z0-9+.-]*://[^/\\s\"?#@]+")) {
+      throw new UsageException("--allow-origin expects scheme://host[:port], got '" + text + "'", ExitCodes.USAGE);
+    }
+    return value;
+  }
+
+  static URI publicUrl(String text) throws UsageException {
+    URI url;
+    try {
+      url = new URI(text.trim());
+    } catch (URISyntaxException e) {
+      throw new UsageException("--public-url is not a URL: " + e.getReason(), ExitCodes.USAGE);
+    }
+    String scheme = url.getScheme() == null ? "" : url.getScheme().toLowerCase(Locale.ROOT);
+    if (!scheme.equals("https") && !scheme.equals("http")) {
+      throw new UsageException("--public-url must be an http:// or https:// URL", ExitCodes.USAGE);
+    }
+    if (url.getHost() == null || url.getRawUserInfo() != null || url.getRawQuery() != null || url.getRawFragment() != null
+        || text.matches(".*[\"\\s].*")) {
+      throw new UsageException("--public-url needs a host and no credentials, query, fragment, quotes or spaces",
+          ExitCodes.USAGE);
+    }
+    if (scheme.equals("http") && !dev.mcpstdio.net.Hosts.isLoopback(url.getHost())) {
+      throw new UsageException("--public-url must use https unless it is a loopback address", ExitCodes.USAGE);
+    }
+    return url;
+  }
+}

@@ -1,0 +1,248 @@
+package dev.mcpstdio.process;
+
+import dev.mcpstdio.stdio.Log;
+import dev.mcpstdio.wire.LineReader;
+import dev.mcpstdio.wire.Ndjson;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * One stdio child process, owned from spawn to reaping.
+ *
+ * <p>The child is started from an argv list, never through a shell. Its stdout is read line by line
+ * (bounded by the maximum message size) and every line handed to the {@link Listener}; its stderr
+ * is read line by line and logged with this child's tag, so a chatty child can never block on a
+ * full pipe and never reaches the gateway's own output unprefixed. Writes to its stdin are whole
+ * lines under one lock.
+ *
+ * <p>{@link #close()} runs the shutdown ladder: close stdin, wait, SIGTERM to the whole process
+ * tree, wait, SIGKILL to whatever is left, and returns once the child has been reaped.
+ */
+public final class ChildProcess implements AutoCloseable {
+
+  /** What to do with what the child says. Called on the child's stdout pump thread. */
+  public interface Listener {
+    /** One line of the child's stdout, without its terminator. */
+    void onLine(byte[] line);
+
+    /** A stdout line longer than the bound; it was skipped. */
+    default void onOversizedLine(long length) {}
+
+    /** The child's stdout ended: it exited or closed it. Called once. */
+    void onStdoutClosed();
+  }
+
+  /** The waits of the shutdown ladder. */
+  public record Ladder(Duration afterStdinClosed, Duration afterTerm) {
+    public static final Ladder DEFAULT = new Ladder(Duration.ofSeconds(2), Duration.ofSeconds(2));
+  }
+
+  /** Stderr lines longer than this are logged truncated (the rest of the line is skipped). */
+  static final int STDERR_LINE_BYTES = 8 * 1024;
+
+  private final Process process;
+  private final OutputStream stdin;
+  private final ReentrantLock stdinLock = new ReentrantLock();
+  private final Log log;
+  private final Ladder ladder;
+  private final CompletableFuture<Void> closed = new CompletableFuture<>();
+  private volatile boolean stdinOpen = true;
+  private volatile boolean closing;
+
+  private ChildProcess(Process process, Log log, Ladder ladder) {
+    this.process = process;
+    this.stdin = process.getOutputStream();
+    this.log = log;
+    this.ladder = ladder;
+  }
+
+  /**
+   * Starts {@code spec} and its pumps.
+   *
+   * @param maxLineBytes the longest stdout line delivered; longer ones are skipped and reported
+   * @throws IOException when the program cannot be started (not found, not executable)
+   */
+  public static ChildProcess start(ChildSpec spec, long maxLineBytes, Log log, Ladder ladder, Listener listener)
+      throws IOException {
+    ProcessBuilder builder = new ProcessBuilder(spec.argv());
+    builder.environment().putAll(spec.extraEnv());
+    if (spec.workingDirectory() != null) {
+      builder.directory(spec.workingDirectory().toFile());
+    }
+    ChildProcess child = new ChildProcess(builder.start(), log, ladder);
+    child.pump("stdout", () -> child.readStdout(maxLineBytes, listener));
+    child.pump("stderr", child::readStderr);
+    return child;
+  }
+
+  private void pump(String stream, Runnable body) {
+    Thread.ofVirtual().name("child-" + process.pid() + "-" + stream).start(body);
+  }
+
+  public long pid() {
+    return process.pid();
+  }
+
+  public boolean isAlive() {
+    return process.isAlive();
+  }
+
+  /** Completes with the exit code once the child has exited and been reaped. */
+  public CompletableFuture<Integer> exited() {
+    return process.onExit().thenApply(Process::exitValue);
+  }
+
+  /**
+   * Writes one message to the child's stdin as one line.
+   *
+   * @return false when stdin is closed or the write failed (the child is gone or going)
+   */
+  public boolean send(byte[] json) {
+    byte[] line = Ndjson.frame(json);
+    stdinLock.lock();
+    try {
+      if (!stdinOpen) {
+        return false;
+      }
+      stdin.write(line);
+      stdin.flush();
+      return true;
+    } catch (IOException e) {
+      stdinOpen = false;
+      return false;
+    } finally {
+      stdinLock.unlock();
+    }
+  }
+
+  private void readStdout(long maxLineBytes, Listener listener) {
+    try (InputStream out = process.getInputStream()) {
+      LineReader reader = new LineReader(out, maxLineBytes);
+      for (LineReader.Line line; (line = reader.next()) != null; ) {
+        switch (line) {
+          case LineReader.Line.Text text -> {
+            if (text.bytes().length > 0) {
+              listener.onLine(text.bytes());
+            }
+          }
+          case LineReader.Line.Oversized big -> listener.onOversizedLine(big.length());
+        }
+      }
+    } catch (IOException e) {
+      if (!closing) {
+        log.debug("child stdout: " + e.getMessage());
+      }
+    } catch (RuntimeException e) {
+      log.error("child stdout handling failed: " + e);
+    } finally {
+      listener.onStdoutClosed();
+    }
+  }
+
+  private void readStderr() {
+    try (InputStream err = process.getErrorStream()) {
+      LineReader reader = new LineReader(err, STDERR_LINE_BYTES);
+      for (LineReader.Line line; (line = reader.next()) != null; ) {
+        switch (line) {
+          case LineReader.Line.Text text -> log.info(decode(text.bytes(), text.bytes().length));
+          case LineReader.Line.Oversized big ->
+              log.info(decode(big.head(), Math.min(big.head().length, STDERR_LINE_BYTES))
+                  + " [... " + big.length() + " bytes in all]");
+        }
+      }
+    } catch (IOException e) {
+      // the child closed stderr or exited: nothing more to log
+    }
+  }
+
+  /** Text for the log: invalid UTF-8 replaced, control characters (ESC above all) made visible. */
+  static String decode(byte[] bytes, int length) {
+    String text = new String(bytes, 0, length, StandardCharsets.UTF_8);
+    StringBuilder out = null;
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (c < 0x20 && c != '\t' || c == 0x7f) {
+        if (out == null) {
+          out = new StringBuilder(text.length() + 16).append(text, 0, i);
+        }
+        out.append(String.format("\\x%02x", (int) c));
+      } else if (out != null) {
+        out.append(c);
+      }
+    }
+    return out == null ? text : out.toString();
+  }
+
+  /**
+   * Ends the child: close stdin, wait, SIGTERM the process tree, wait, SIGKILL what is left.
+   * Returns once the child is reaped. Safe to call more than once and from several threads; the
+   * later calls wait for the first.
+   */
+  @Override
+  public void close() {
+    synchronized (this) {
+      if (closing) {
+        closed.join();
+        return;
+      }
+      closing = true;
+    }
+    try {
+      closeStdin();
+      if (await(process, ladder.afterStdinClosed())) {
+        return;
+      }
+      List<ProcessHandle> tree = tree();
+      log.info("child " + process.pid() + " still running " + ladder.afterStdinClosed().toMillis()
+          + " ms after stdin closed; sending SIGTERM");
+      tree.forEach(ProcessHandle::destroy);
+      if (await(process, ladder.afterTerm()) && tree.stream().noneMatch(ProcessHandle::isAlive)) {
+        return;
+      }
+      List<ProcessHandle> survivors = new ArrayList<>(tree);
+      survivors.addAll(tree()); // anything spawned meanwhile
+      log.warn("child " + process.pid() + " ignored SIGTERM for " + ladder.afterTerm().toMillis()
+          + " ms; sending SIGKILL");
+      survivors.stream().filter(ProcessHandle::isAlive).forEach(ProcessHandle::destroyForcibly);
+      process.waitFor();
+    } catch (InterruptedException e) {
+      process.descendants().forEach(ProcessHandle::destroyForcibly);
+      process.destroyForcibly();
+      Thread.currentThread().interrupt();
+    } finally {
+      closed.complete(null);
+    }
+  }
+
+  /** Closes the child's stdin: the polite way to ask a stdio server to finish. */
+  public void closeStdin() {
+    stdinLock.lock();
+    try {
+      stdinOpen = false;
+      stdin.close();
+    } catch (IOException e) {
+      // already gone
+    } finally {
+      stdinLock.unlock();
+    }
+  }
+
+  /** The child and its descendants, descendants first (a parent may respawn a killed child). */
+  private List<ProcessHandle> tree() {
+    List<ProcessHandle> all = new ArrayList<>(process.descendants().toList());
+    all.add(process.toHandle());
+    return all;
+  }
+
+  private static boolean await(Process process, Duration wait) throws InterruptedException {
+    return process.waitFor(wait.toMillis(), TimeUnit.MILLISECONDS);
+  }
+}

@@ -1,0 +1,93 @@
+package dev.mcpstdio.serve;
+
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Locale;
+
+/**
+ * The static bearer check and what a client needs to find out how to authenticate (RFC 6750 and
+ * RFC 9728).
+ *
+ * <p>Tokens are compared as SHA-256 digests with {@link MessageDigest#isEqual}: constant time, and
+ * the length of the secret does not show either.
+ */
+final class BearerGate {
+
+  private final byte[] expected; // digest of the token, or null when authentication is off
+  private final URI publicUrl;
+  private final String path;
+
+  BearerGate(String token, URI publicUrl, String path) {
+    this.expected = token == null || token.isEmpty() ? null : digest(token);
+    this.publicUrl = publicUrl;
+    this.path = path;
+  }
+
+  boolean enabled() {
+    return expected != null;
+  }
+
+  /** The outcome of checking one request's {@code Authorization} header. */
+  enum Verdict {
+    ALLOWED,
+    MISSING,
+    INVALID
+  }
+
+  Verdict check(String authorization) {
+    if (expected == null) {
+      return Verdict.ALLOWED;
+    }
+    if (authorization == null) {
+      return Verdict.MISSING;
+    }
+    String value = authorization.trim();
+    if (value.length() < 7 || !value.substring(0, 7).toLowerCase(Locale.ROOT).equals("bearer ")) {
+      return Verdict.MISSING;
+    }
+    byte[] presented = digest(value.substring(7).trim());
+    return MessageDigest.isEqual(presented, expected) ? Verdict.ALLOWED : Verdict.INVALID;
+  }
+
+  /** The {@code WWW-Authenticate} value for a 401 (error attributes only when a token was sent). */
+  String challenge(Verdict verdict, String origin) {
+    String metadata = "resource_metadata=\"" + metadataUrl(origin) + "\"";
+    return verdict == Verdict.INVALID
+        ? "Bearer error=\"invalid_token\", error_description=\"the access token is not valid\", " + metadata
+        : "Bearer " + metadata;
+  }
+
+  /** Where the protected-resource document lives: the well-known path inserted before the path. */
+  String metadataUrl(String origin) {
+    return base(origin) + "/.well-known/oauth-protected-resource" + prefix() + path;
+  }
+
+  /** The RFC 9728 protected-resource document for this endpoint. */
+  String metadataDocument(String origin) {
+    return "{\"resource\":\"" + base(origin) + prefix() + path + "\",\"bearer_methods_supported\":[\"header\"],"
+        + "\"resource_name\":\"mcp-stdio serve\"}";
+  }
+
+  private String base(String origin) {
+    return publicUrl != null ? HostGuard.origin(publicUrl) : origin;
+  }
+
+  /** The path of the public URL (a proxy prefix), without a trailing slash. */
+  private String prefix() {
+    if (publicUrl == null || publicUrl.getRawPath() == null) {
+      return "";
+    }
+    String p = publicUrl.getRawPath();
+    return p.endsWith("/") ? p.substring(0, p.length() - 1) : p;
+  }
+
+  private static byte[] digest(String token) {
+    try {
+      return MessageDigest.getInstance("SHA-256").digest(token.getBytes(StandardCharsets.UTF_8));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}

@@ -1,0 +1,65 @@
+package dev.mcpstdio.serve;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import dev.mcpstdio.wire.Ndjson;
+import java.nio.charset.StandardCharsets;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.server.Response;
+
+/**
+ * A {@code text/event-stream} reply written event by event. Each JSON-RPC message is one
+ * {@code message} event with one {@code data:} line (a raw CR or LF, which valid JSON can only
+ * hold as whitespace, becomes a space), so no splitting is ever needed. Writes block the calling virtual
+ * thread until the bytes are handed to the connection, which is the back-pressure a slow client
+ * exerts; a failed write means the client has gone.
+ */
+final class EventStream {
+
+  private static final byte[] EVENT_HEAD = "event: message\ndata: ".getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] EVENT_TAIL = "\n\n".getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] KEEP_ALIVE = ": keepalive\n\n".getBytes(StandardCharsets.US_ASCII);
+
+  private final Response response;
+  private boolean open;
+
+  EventStream(Response response) {
+    this.response = response;
+  }
+
+  /** Sends the status and headers; the stream is open from here on. */
+  void open() throws IOException {
+    response.setStatus(200);
+    response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/event-stream");
+    response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-cache, no-store");
+    response.getHeaders().put("X-Accel-Buffering", "no");
+    Replies.blockingWrite(response, false, ByteBuffer.allocate(0)); // commit: the client sees the stream start
+    open = true;
+  }
+
+  boolean isOpen() {
+    return open;
+  }
+
+  void message(byte[] json) throws IOException {
+    // Raw CR or LF can only be whitespace in valid JSON; they would split the data line.
+    byte[] line = Ndjson.needsRewrite(json) ? Ndjson.frame(json) : json;
+    int length = line == json ? json.length : line.length - 1; // frame() adds an LF
+    ByteBuffer event = ByteBuffer.allocate(EVENT_HEAD.length + length + EVENT_TAIL.length);
+    event.put(EVENT_HEAD).put(line, 0, length).put(EVENT_TAIL).flip();
+    Replies.blockingWrite(response, false, event);
+  }
+
+  void keepAlive() throws IOException {
+    Replies.blockingWrite(response, false, ByteBuffer.wrap(KEEP_ALIVE));
+  }
+
+  /** Ends the stream (the last chunk); failures are ignored, the client has gone anyway. */
+  void close() {
+    try {
+      Replies.blockingWrite(response, true, ByteBuffer.allocate(0));
+    } catch (IOException e) {
+      // nothing more to tell this client
+    }
+  }
+}

@@ -1,0 +1,339 @@
+package dev.mcpstdio.serve;
+
+import dev.mcpstdio.jsonrpc.ErrorCodes;
+import dev.mcpstdio.jsonrpc.Json;
+import dev.mcpstdio.jsonrpc.JsonRpcCodec;
+import dev.mcpstdio.jsonrpc.JsonRpcMessage;
+import dev.mcpstdio.jsonrpc.MalformedMessageException;
+import dev.mcpstdio.process.ChildProcess;
+import dev.mcpstdio.stdio.Log;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.Set;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
+
+/**
+ * The Streamable HTTP endpoint (2025 era): POST carries one JSON-RPC message, GET opens the
+ * session's stream, DELETE ends the session.
+ *
+ * <p>A POST is judged in this order, each step answering on its own when it fails: declared size
+ * (413 before the body is read), body size, JSON (400, -32700), shape (a batch or an invalid
+ * message, 400), protocol version header (400), then the session (400 without an id, 404 for an
+ * unknown one, 503 once for a session whose child died). Requests are answered with an event
+ * stream when the client accepts one, else with JSON; notifications and responses get 202.
+ */
+final class McpEndpoint {
+
+  /** Protocol versions whose {@code MCP-Protocol-Version} header is accepted. */
+  static final Set<String> VERSIONS = Set.of("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25");
+
+  static final String SESSION_HEADER = "Mcp-Session-Id";
+
+  private final ServeConfig config;
+  private final Sessions sessions;
+  private final Log log;
+  private final long keepAliveMillis;
+
+  McpEndpoint(ServeConfig config, Sessions sessions, Log log) {
+    this.config = config;
+    this.sessions = sessions;
+    this.log = log;
+    this.keepAliveMillis = config.keepAlive().toMillis();
+  }
+
+  void post(Request request, Response response, Callback callback) throws IOException, InterruptedException {
+    byte[] body = readBody(request, response, callback);
+    if (body == null) {
+      return;
+    }
+    JsonRpcMessage message;
+    try {
+      message = JsonRpcCodec.parse(body);
+    } catch (MalformedMessageException e) {
+      Replies.error(response, callback, 400, null, ErrorCodes.PARSE_ERROR, "parse error: " + e.getMessage());
+      return;
+    }
+    switch (message) {
+      case JsonRpcMessage.Batch b -> {
+        Replies.error(response, callback, 400, null, ErrorCodes.INVALID_REQUEST,
+            "batches are not supported (removed from MCP in 2025-06-18); send one message per request");
+        return;
+      }
+      case JsonRpcMessage.Invalid i -> {
+        Replies.error(response, callback, 400, i.id(), ErrorCodes.INVALID_REQUEST, "invalid request: " + i.reason());
+        return;
+      }
+      default -> {}
+    }
+    if (!versionAcceptable(request, response, callback)) {
+      return;
+    }
+    if (message instanceof JsonRpcMessage.Request r && r.method().equals("initialize")) {
+      initialize(r, request, response, callback);
+      return;
+    }
+    Session session = session(request, response, callback);
+    if (session == null) {
+      return;
+    }
+    response.getHeaders().put(SESSION_HEADER, session.id);
+    if (message instanceof JsonRpcMessage.Request r) {
+      call(session, r, acceptsStream(request), request, response, callback);
+    } else if (session.send(body)) {
+      Replies.empty(response, callback, 202);
+    } else {
+      Replies.error(response, callback, 503, null, ErrorCodes.UPSTREAM_ERROR, "backend unavailable");
+    }
+  }
+
+  void get(Request request, Response response, Callback callback) throws InterruptedException {
+    String accept = request.getHeaders().get(HttpHeader.ACCEPT);
+    if (accept != null && !accept.contains("text/event-stream") && !accept.contains("*/*")) {
+      Replies.error(response, callback, 406, null, ErrorCodes.INVALID_REQUEST,
+          "the session stream is an event stream: send Accept: text/event-stream");
+      return;
+    }
+    if (!versionAcceptable(request, response, callback)) {
+      return;
+    }
+    Session session = session(request, response, callback);
+    if (session == null) {
+      return;
+    }
+    SessionStream stream = session.openStream();
+    if (stream == null) {
+      Replies.error(response, callback, 409, null, ErrorCodes.INVALID_REQUEST,
+          "this session already has a stream open; close it first");
+      return;
+    }
+    request.addIdleTimeoutListener(timeout -> false); // keep-alives, not the idle timeout, govern
+    response.getHeaders().put(SESSION_HEADER, session.id);
+    EventStream events = new EventStream(response);
+    try {
+      events.open();
+      while (true) {
+        byte[] message = stream.next(keepAliveMillis);
+        if (message != null) {
+          events.message(message);
+        } else if (stream.ended()) {
+          break;
+        } else {
+          events.keepAlive();
+          session.touch();
+        }
+      }
+      events.close();
+    } catch (IOException e) {
+      session.log.debug("session stream closed by the client");
+    } finally {
+      session.closeStream(stream);
+      callback.succeeded();
+    }
+  }
+
+  void delete(Request request, Response response, Callback callback) {
+    Session session = session(request, response, callback);
+    if (session == null) {
+      return;
+    }
+    session.log.info("ended by the client");
+    sessions.end(session, "session ended by the client");
+    response.getHeaders().put(SESSION_HEADER, session.id);
+    Replies.empty(response, callback, 200);
+  }
+
+  private void initialize(JsonRpcMessage.Request init, Request request, Response response, Callback callback)
+      throws InterruptedException {
+    Session session;
+    try {
+      session = sessions.create(s -> new ChildListener(s));
+    } catch (IOException e) {
+      log.error("could not start " + config.child().argv().getFirst() + ": " + e.getMessage());
+      Replies.error(response, callback, 503, init.id(), ErrorCodes.UPSTREAM_ERROR,
+          "backend unavailable: the server could not be started");
+      return;
+    }
+    if (session == null) {
+      Replies.error(response, callback, 503, init.id(), ErrorCodes.UPSTREAM_ERROR,
+          "session limit reached (" + config.maxSessions() + ")");
+      return;
+    }
+    session.log.info("started " + config.child().argv().getFirst() + " (pid " + session.child().pid() + ")");
+    response.getHeaders().put(SESSION_HEADER, session.id);
+    Exchange.Outcome outcome = call(session, init, acceptsStream(request), request, response, callback);
+    if (outcome instanceof Exchange.Outcome.Answered answered) {
+      JsonRpcMessage.Response r = parsedResponse(answered.response());
+      String version = r == null ? null : Json.string(r.bytes(), Json.field(r.bytes(), r.result(), "protocolVersion"));
+      session.protocolVersion(version);
+      if (r == null || r.isError()) {
+        sessions.end(session, "initialize failed");
+      }
+    } else {
+      sessions.end(session, "initialize failed");
+    }
+  }
+
+  private static JsonRpcMessage.Response parsedResponse(byte[] bytes) {
+    try {
+      return JsonRpcCodec.parse(bytes) instanceof JsonRpcMessage.Response r ? r : null;
+    } catch (MalformedMessageException e) {
+      return null;
+    }
+  }
+
+  /**
+   * Relays one request to the child and answers it (see {@link ExchangeWriter}).
+   *
+   * @return how it ended, or null when it never reached the child
+   */
+  private Exchange.Outcome call(Session session, JsonRpcMessage.Request r, boolean streaming, Request request,
+      Response response, Callback callback) throws InterruptedException {
+    Session.Admission admission = session.admit(r, streaming);
+    ExchangeWriter writer = new ExchangeWriter(session, config.backendTimeout(), keepAliveMillis);
+    return switch (admission) {
+      case Session.Admission.Conflict c -> {
+        session.log.warn("id " + r.id() + " is already in flight for " + Json.quote(c.existingMethod())
+            + "; refused a different request (" + Json.quote(r.method()) + ") with the same id");
+        Replies.error(response, callback, 409, r.id(), ErrorCodes.INVALID_REQUEST,
+            "JSON-RPC id already in flight on this session; use a distinct id per outstanding request");
+        yield null;
+      }
+      case Session.Admission.Full f -> {
+        Replies.error(response, callback, 503, r.id(), ErrorCodes.UPSTREAM_ERROR,
+            "too many requests in flight on this session (" + Session.MAX_IN_FLIGHT + ")");
+        yield null;
+      }
+      case Session.Admission.Joined j -> writer.join(j.exchange(), streaming, request, response, callback);
+      case Session.Admission.Admitted a -> {
+        if (!session.send(r.bytes())) {
+          session.release(a.exchange());
+          Replies.error(response, callback, 503, r.id(), ErrorCodes.UPSTREAM_ERROR, "backend unavailable");
+          yield null;
+        }
+        yield writer.own(a.exchange(), request, response, callback);
+      }
+    };
+  }
+
+  /** The session named by the request's header; answers 400, 404 or 503 itself and returns null. */
+  private Session session(Request request, Response response, Callback callback) {
+    String id = request.getHeaders().get(SESSION_HEADER);
+    if (id == null || id.isBlank()) {
+      Replies.error(response, callback, 400, null, ErrorCodes.INVALID_REQUEST,
+          "Mcp-Session-Id required: send initialize first, then the id it returns");
+      return null;
+    }
+    Session session = sessions.find(id.trim());
+    if (session == null || session.ended()) {
+      Replies.error(response, callback, 404, null, ErrorCodes.UPSTREAM_ERROR, "unknown or expired session");
+      return null;
+    }
+    if (session.dead()) {
+      sessions.end(session, session.deathReason());
+      Replies.error(response, callback, 503, null, ErrorCodes.UPSTREAM_ERROR,
+          "backend unavailable: " + session.deathReason() + "; start a new session");
+      return null;
+    }
+    return session;
+  }
+
+  private boolean versionAcceptable(Request request, Response response, Callback callback) {
+    String version = request.getHeaders().get("MCP-Protocol-Version");
+    if (version == null || VERSIONS.contains(version.trim())) {
+      return true;
+    }
+    Replies.error(response, callback, 400, null, ErrorCodes.INVALID_REQUEST,
+        "unsupported MCP-Protocol-Version; supported: " + String.join(", ", VERSIONS.stream().sorted().toList()));
+    return false;
+  }
+
+  static boolean acceptsStream(Request request) {
+    for (String value : request.getHeaders().getValuesList(HttpHeader.ACCEPT)) {
+      if (value.contains("text/event-stream")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * The body, read only when its declared size is within the bound; null after answering 400 or
+   * 413 itself (with the connection closed, since the rest of the body is not read).
+   */
+  private byte[] readBody(Request request, Response response, Callback callback) throws IOException {
+    long max = config.maxMessageSize() <= 0 ? Integer.MAX_VALUE - 16 : Math.min(config.maxMessageSize(), Integer.MAX_VALUE - 16);
+    String declared = request.getHeaders().get(HttpHeader.CONTENT_LENGTH);
+    if (declared != null) {
+      long length;
+      try {
+        length = Long.parseLong(declared.trim());
+      } catch (NumberFormatException e) {
+        length = -1;
+      }
+      if (length < 0) {
+        response.getHeaders().put(HttpHeader.CONNECTION, "close");
+        Replies.error(response, callback, 400, null, ErrorCodes.INVALID_REQUEST, "invalid Content-Length");
+        return null;
+      }
+      if (length > max) {
+        tooLarge(response, callback, max);
+        return null;
+      }
+    }
+    try (InputStream in = Request.asInputStream(request)) {
+      byte[] body = in.readNBytes((int) max + 1);
+      if (body.length > max) {
+        tooLarge(response, callback, max);
+        return null;
+      }
+      return body;
+    }
+  }
+
+  private static void tooLarge(Response response, Callback callback, long max) {
+    response.getHeaders().put(HttpHeader.CONNECTION, "close");
+    Replies.error(response, callback, 413, null, ErrorCodes.INVALID_REQUEST,
+        "message too large (limit " + max + " bytes, --max-message-size)");
+  }
+
+  /** Feeds the child's output to its session. */
+  private final class ChildListener implements ChildProcess.Listener {
+    private final Session session;
+
+    ChildListener(Session session) {
+      this.session = session;
+    }
+
+    @Override
+    public void onLine(byte[] line) {
+      session.route(line);
+    }
+
+    @Override
+    public void onOversizedLine(long length) {
+      session.log.warn("the server wrote a " + length + "-byte line, over --max-message-size; dropped");
+    }
+
+    @Override
+    public void onStdoutClosed() {
+      ChildProcess child = session.child();
+      String reason = "the server process exited";
+      if (child != null && !session.ended()) {
+        try {
+          int code = child.exited().get(config.ladder().afterStdinClosed().toMillis(),
+              java.util.concurrent.TimeUnit.MILLISECONDS);
+          reason = "the server process exited with code " + code;
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+          reason = "the server closed its stdout";
+        }
+        session.log.warn(reason);
+      }
+      session.childGone(reason);
+    }
+  }
+}

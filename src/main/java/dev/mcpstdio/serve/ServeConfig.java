@@ -1,0 +1,91 @@
+package dev.mcpstdio.serve;
+
+import dev.mcpstdio.process.ChildProcess;
+import dev.mcpstdio.process.ChildSpec;
+import dev.mcpstdio.stdio.Log;
+import java.net.URI;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * Everything {@code mcp-stdio serve} needs, parsed once from the command line.
+ *
+ * @param host the bind address
+ * @param port the bind port (0 picks a free one)
+ * @param path the MCP endpoint path, starting with {@code /}
+ * @param child what to spawn for each session
+ * @param maxSessions live sessions at most; an initialize past it gets 503
+ * @param sessionIdleTtl a session idle this long (no request in flight, no open stream) is ended;
+ *     zero keeps sessions until DELETE or the child's exit
+ * @param maxMessageSize the largest request body and child stdout line; 0 means no bound
+ * @param backendTimeout how long a request waits for the child's answer before 504
+ * @param keepAlive the interval of SSE keep-alive comments
+ * @param allowedOrigins extra browser origins allowed besides loopback and the public URL
+ * @param publicUrl the URL clients use to reach this endpoint (behind a proxy), or null
+ * @param authToken the static bearer token clients must present, or null for no authentication
+ * @param ladder the child shutdown ladder
+ * @param logLevel how much to log
+ */
+public record ServeConfig(
+    String host,
+    int port,
+    String path,
+    ChildSpec child,
+    int maxSessions,
+    Duration sessionIdleTtl,
+    long maxMessageSize,
+    Duration backendTimeout,
+    Duration keepAlive,
+    List<String> allowedOrigins,
+    URI publicUrl,
+    String authToken,
+    ChildProcess.Ladder ladder,
+    Log.Level logLevel) {
+
+  public static final int DEFAULT_PORT = 8080;
+  public static final String DEFAULT_PATH = "/mcp";
+  public static final int DEFAULT_MAX_SESSIONS = 100;
+  public static final long DEFAULT_MAX_MESSAGE_SIZE = 10L << 20;
+  public static final Duration DEFAULT_BACKEND_TIMEOUT = Duration.ofSeconds(120);
+  public static final Duration DEFAULT_KEEP_ALIVE = Duration.ofSeconds(15);
+
+  public ServeConfig {
+    allowedOrigins = List.copyOf(allowedOrigins);
+  }
+
+  /** Defaults for everything but the child: loopback, port 8080, {@code /mcp}, no auth. */
+  public static ServeConfig defaults(ChildSpec child) {
+    return new ServeConfig("127.0.0.1", DEFAULT_PORT, DEFAULT_PATH, child, DEFAULT_MAX_SESSIONS, Duration.ZERO,
+        DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_BACKEND_TIMEOUT, DEFAULT_KEEP_ALIVE, List.of(), null, null,
+        ChildProcess.Ladder.DEFAULT, Log.Level.INFO);
+  }
+
+  public ServeConfig withPort(int newPort) {
+    return new ServeConfig(host, newPort, path, child, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
+        keepAlive, allowedOrigins, publicUrl, authToken, ladder, logLevel);
+  }
+
+  public ServeConfig withAuthToken(String token) {
+    return new ServeConfig(host, port, path, child, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
+        keepAlive, allowedOrigins, publicUrl, token, ladder, logLevel);
+  }
+
+  public ServeConfig withLimits(int sessions, Duration idleTtl, long messageSize, Duration timeout, Duration alive) {
+    return new ServeConfig(host, port, path, child, sessions, idleTtl, messageSize, timeout, alive, allowedOrigins,
+        publicUrl, authToken, ladder, logLevel);
+  }
+
+  public ServeConfig withOrigins(List<String> origins, URI url) {
+    return new ServeConfig(host, port, path, child, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
+        keepAlive, origins, url, authToken, ladder, logLevel);
+  }
+
+  public ServeConfig withChild(ChildSpec newChild, ChildProcess.Ladder newLadder) {
+    return new ServeConfig(host, port, path, newChild, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
+        keepAlive, allowedOrigins, publicUrl, authToken, newLadder, logLevel);
+  }
+
+  public boolean authEnabled() {
+    return authToken != null && !authToken.isEmpty();
+  }
+}

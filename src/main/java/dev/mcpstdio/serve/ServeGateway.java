@@ -1,0 +1,168 @@
+package dev.mcpstdio.serve;
+
+import dev.mcpstdio.jsonrpc.ErrorCodes;
+import dev.mcpstdio.stdio.Log;
+import java.net.URI;
+import java.util.concurrent.Executors;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
+
+/**
+ * {@code mcp-stdio serve}: Jetty wiring and the route table.
+ *
+ * <p>Every request passes the {@link HostGuard} first (403), then, for the MCP endpoint, the
+ * {@link BearerGate} (401 with a {@code WWW-Authenticate} challenge). Health checks
+ * ({@code /healthz}, {@code /readyz}) and the protected-resource document need no token. Each
+ * request is logged on stderr once it completes, with its query string redacted. Handlers run on
+ * virtual threads, so a stream that waits for a slow child costs no platform thread.
+ */
+public final class ServeGateway implements AutoCloseable {
+
+  private static final String METADATA_PATH = "/.well-known/oauth-protected-resource";
+
+  private final ServeConfig config;
+  private final Log log;
+  private final Server server;
+  private final ServerConnector connector;
+  private final Sessions sessions;
+  private final HostGuard guard;
+  private final BearerGate gate;
+  private final McpEndpoint endpoint;
+  private final Readiness readiness;
+
+  public ServeGateway(ServeConfig config, Log log) {
+    this.config = config;
+    this.log = log;
+    this.sessions = new Sessions(config, log);
+    this.guard = new HostGuard(config.host(), config.publicUrl(), config.allowedOrigins());
+    this.gate = new BearerGate(config.authToken(), config.publicUrl(), config.path());
+    this.endpoint = new McpEndpoint(config, sessions, log);
+    this.readiness = new Readiness(config, sessions);
+    QueuedThreadPool threads = new QueuedThreadPool();
+    threads.setName("serve");
+    threads.setVirtualThreadsExecutor(Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("serve-", 0).factory()));
+    this.server = new Server(threads);
+    HttpConfiguration http = new HttpConfiguration();
+    http.setSendServerVersion(false);
+    http.setSendDateHeader(false);
+    this.connector = new ServerConnector(server, new HttpConnectionFactory(http));
+    connector.setHost(config.host());
+    connector.setPort(config.port());
+    connector.setIdleTimeout(30_000);
+    server.addConnector(connector);
+    server.setHandler(new Routes());
+    server.setStopTimeout(2_000);
+  }
+
+  public void start() throws Exception {
+    server.start();
+  }
+
+  /** The port actually bound (useful with port 0). */
+  public int port() {
+    return connector.getLocalPort();
+  }
+
+  public URI url() {
+    String host = config.host().contains(":") ? "[" + config.host() + "]" : config.host();
+    return URI.create("http://" + host + ":" + port() + config.path());
+  }
+
+  /** Stops accepting, ends every session (their streams end, their children are closed), stops. */
+  @Override
+  public void close() throws Exception {
+    try {
+      connector.close();
+      sessions.shutdown();
+    } finally {
+      server.stop();
+    }
+  }
+
+  public String describe() {
+    String auth = gate.enabled() ? "static bearer token" : "no auth";
+    String idle = config.sessionIdleTtl().isZero() ? "no idle eviction" : "idle-ttl " + config.sessionIdleTtl().toSeconds() + " s";
+    return "serving " + config.child().describe() + " at " + url() + " (" + auth + "; max " + config.maxSessions()
+        + " sessions, " + idle + ")";
+  }
+
+  private final class Routes extends Handler.Abstract {
+    @Override
+    public boolean handle(Request request, Response response, Callback callback) throws Exception {
+      long started = System.nanoTime();
+      Request.addCompletionListener(request, failure -> accessLog(request, response, started, failure));
+      String refusal = guard.refusal(request.getHeaders().get(HttpHeader.HOST), request.getHeaders().get(HttpHeader.ORIGIN));
+      if (refusal != null) {
+        log.warn("refused " + request.getMethod() + " " + request.getHttpURI().getPath() + ": " + refusal);
+        Replies.error(response, callback, 403, null, ErrorCodes.UPSTREAM_ERROR, "forbidden: " + refusal);
+        return true;
+      }
+      String path = request.getHttpURI().getPath();
+      String method = request.getMethod();
+      if (path.equals(config.path())) {
+        mcp(method, request, response, callback);
+      } else if (path.equals("/healthz") && isRead(method)) {
+        Replies.text(response, callback, 200, "application/json", "{\"status\":\"ok\"}");
+      } else if (path.equals("/readyz") && isRead(method)) {
+        String problem = readiness.problem();
+        Replies.text(response, callback, problem == null ? 200 : 503, "application/json",
+            problem == null ? "{\"status\":\"ready\"}" : "{\"status\":\"not ready\",\"reason\":" + dev.mcpstdio.jsonrpc.Json.quote(problem) + "}");
+      } else if (gate.enabled() && isMetadataPath(path) && isRead(method)) {
+        response.getHeaders().put(HttpHeader.ACCESS_CONTROL_ALLOW_ORIGIN, "*");
+        Replies.text(response, callback, 200, "application/json", gate.metadataDocument(Origins.effective(request, config)));
+      } else {
+        Replies.error(response, callback, 404, null, ErrorCodes.UPSTREAM_ERROR, "not found");
+      }
+      return true;
+    }
+
+    private void mcp(String method, Request request, Response response, Callback callback) throws Exception {
+      BearerGate.Verdict verdict = gate.check(request.getHeaders().get(HttpHeader.AUTHORIZATION));
+      if (verdict != BearerGate.Verdict.ALLOWED) {
+        response.getHeaders().put(HttpHeader.WWW_AUTHENTICATE, gate.challenge(verdict, Origins.effective(request, config)));
+        Replies.error(response, callback, 401, null, ErrorCodes.UPSTREAM_ERROR,
+            verdict == BearerGate.Verdict.MISSING ? "authentication required" : "invalid access token");
+        return;
+      }
+      switch (method) {
+        case "POST" -> endpoint.post(request, response, callback);
+        case "GET" -> endpoint.get(request, response, callback);
+        case "DELETE" -> endpoint.delete(request, response, callback);
+        default -> {
+          response.getHeaders().put(HttpHeader.ALLOW, "GET, POST, DELETE");
+          Replies.error(response, callback, 405, null, ErrorCodes.UPSTREAM_ERROR, "method not allowed");
+        }
+      }
+    }
+
+    private boolean isMetadataPath(String path) {
+      return path.equals(METADATA_PATH) || path.startsWith(METADATA_PATH + "/");
+    }
+
+    private boolean isRead(String method) {
+      return method.equals("GET") || method.equals("HEAD");
+    }
+  }
+
+  private void accessLog(Request request, Response response, long started, Throwable failure) {
+    String query = request.getHttpURI().getQuery();
+    String target = request.getHttpURI().getPath() + (query == null ? "" : "?<redacted>");
+    String session = request.getHeaders().get(McpEndpoint.SESSION_HEADER);
+    if (session == null) {
+      session = response.getHeaders().get(McpEndpoint.SESSION_HEADER);
+    }
+    long ms = (System.nanoTime() - started) / 1_000_000;
+    log.info("http: " + Request.getRemoteAddr(request) + " \"" + request.getMethod() + " " + target + "\" "
+        + response.getStatus() + " " + ms + " ms"
+        + (session == null ? "" : " session " + Session.shortId(session.replaceAll("[^0-9A-Za-z]", "")))
+        + (failure == null ? "" : " (" + failure.getClass().getSimpleName() + ")"));
+  }
+}

@@ -1,0 +1,132 @@
+package dev.mcpstdio.serve;
+
+import dev.mcpstdio.process.ChildProcess;
+import dev.mcpstdio.stdio.Log;
+import java.io.IOException;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The live sessions: creation under the {@code --max-sessions} cap, look-up by id, ending, the idle
+ * reaper, and shutdown.
+ *
+ * <p>Session ids are 128 random bits from a CSPRNG, hex-encoded (visible ASCII, as the spec
+ * requires). A session whose child died stays listed until a request learns of it (503) or the
+ * reaper's next pass, then it is gone (404). Children are closed on virtual threads so a wedged
+ * child never stalls a request or the reaper; shutdown waits for all of them.
+ */
+final class Sessions {
+
+  private static final SecureRandom RANDOM = new SecureRandom();
+
+  private final ServeConfig config;
+  private final Log log;
+  private final Map<String, Session> byId = new ConcurrentHashMap<>();
+  private final Semaphore slots;
+  private final List<Thread> closers = new ArrayList<>();
+  private final ScheduledExecutorService reaper;
+  private volatile boolean shuttingDown;
+
+  Sessions(ServeConfig config, Log log) {
+    this.config = config;
+    this.log = log;
+    this.slots = new Semaphore(config.maxSessions());
+    this.reaper = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("session-reaper").factory());
+    long period = reapPeriod(config.sessionIdleTtl()).toMillis();
+    reaper.scheduleWithFixedDelay(this::reap, period, period, TimeUnit.MILLISECONDS);
+  }
+
+  /** Half the idle TTL, between one second and one minute; a minute without a TTL. */
+  static Duration reapPeriod(Duration ttl) {
+    if (ttl.isZero()) {
+      return Duration.ofMinutes(1);
+    }
+    long half = Math.max(1000, Math.min(60_000, ttl.toMillis() / 2));
+    return Duration.ofMillis(half);
+  }
+
+  int size() {
+    return byId.size();
+  }
+
+  boolean full() {
+    return slots.availablePermits() == 0;
+  }
+
+  /** A new session with a freshly spawned child, or null when the cap is reached. */
+  Session create(java.util.function.Function<Session, ChildProcess.Listener> listeners) throws IOException {
+    if (shuttingDown || !slots.tryAcquire()) {
+      return null;
+    }
+    byte[] raw = new byte[16];
+    RANDOM.nextBytes(raw);
+    String id = HexFormat.of().formatHex(raw);
+    Session session = new Session(id, log.tagged("session " + Session.shortId(id)));
+    try {
+      ChildProcess child = ChildProcess.start(config.child(), config.maxMessageSize(), session.log.tagged("child"),
+          config.ladder(), listeners.apply(session));
+      session.attach(child);
+    } catch (IOException | RuntimeException e) {
+      slots.release();
+      throw e instanceof IOException io ? io : new IOException(e.getMessage(), e);
+    }
+    byId.put(id, session);
+    return session;
+  }
+
+  Session find(String id) {
+    return id == null ? null : byId.get(id);
+  }
+
+  /** Ends a session (once) and closes its child in the background. */
+  void end(Session session, String reason) {
+    if (!byId.remove(session.id, session)) {
+      return;
+    }
+    slots.release();
+    session.end(reason);
+    Thread closer = Thread.ofVirtual().name("close-" + Session.shortId(session.id)).unstarted(session::closeChild);
+    synchronized (closers) {
+      closers.removeIf(t -> !t.isAlive());
+      closers.add(closer);
+    }
+    closer.start();
+  }
+
+  private void reap() {
+    Duration ttl = config.sessionIdleTtl();
+    for (Session s : byId.values()) {
+      if (s.dead()) {
+        end(s, "the server process exited");
+      } else if (!ttl.isZero() && s.quiet() && s.idleNanos() > ttl.toNanos()) {
+        s.log.info("idle for " + ttl.toSeconds() + " s; ending the session");
+        end(s, "session expired");
+      }
+    }
+  }
+
+  /** Ends every session and waits (bounded by the ladder) until every child is reaped. */
+  void shutdown() throws InterruptedException {
+    shuttingDown = true;
+    reaper.shutdownNow();
+    for (Session s : List.copyOf(byId.values())) {
+      end(s, "the gateway is shutting down");
+    }
+    List<Thread> waiting;
+    synchronized (closers) {
+      waiting = List.copyOf(closers);
+    }
+    for (Thread t : waiting) {
+      t.join();
+    }
+  }
+}
