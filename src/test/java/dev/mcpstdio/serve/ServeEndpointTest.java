@@ -1,0 +1,276 @@
+package dev.mcpstdio.serve;
+
+import static dev.mcpstdio.serve.ServeHarness.INIT;
+import static dev.mcpstdio.serve.ServeHarness.events;
+import static dev.mcpstdio.serve.ServeHarness.nextEvent;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.Iterator;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The Streamable HTTP endpoint against the real demo server: sessions, JSON and event streams. */
+class ServeEndpointTest {
+
+  private static ServeHarness serve;
+
+  @BeforeAll
+  static void start() throws Exception {
+    serve = ServeHarness.start(ServeHarness.config(ServeHarness.demo())
+        .withLimits(100, Duration.ZERO, 1 << 20, Duration.ofSeconds(20), Duration.ofMillis(300)));
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    serve.close();
+  }
+
+  @Test
+  void initializeStartsASessionWithARandomIdAndForwardsTheServersResultVerbatim() throws Exception {
+    HttpResponse<String> r = serve.post(null, INIT, false);
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(r.headers().firstValue("Content-Type")).hasValue("application/json");
+    String session = r.headers().firstValue("Mcp-Session-Id").orElseThrow();
+    assertThat(session).matches("[0-9a-f]{32}");
+    assertThat(r.body()).startsWith("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"protocolVersion\":\"2025-11-25\"")
+        .contains("\"serverInfo\":{\"name\":\"mcp-stdio-demo\"");
+    HttpResponse<String> again = serve.post(null, INIT, false);
+    assertThat(again.headers().firstValue("Mcp-Session-Id").orElseThrow()).isNotEqualTo(session);
+  }
+
+  @Test
+  void aClientThatAcceptsEventStreamsGetsTheAnswerAsAnEvent() throws Exception {
+    HttpResponse<String> r = serve.post(null, INIT, true);
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(r.headers().firstValue("Content-Type")).hasValue("text/event-stream");
+    assertThat(r.headers().firstValue("Cache-Control").orElse("")).contains("no-cache");
+    assertThat(events(r.body())).singleElement().satisfies(e -> assertThat(e).contains("\"id\":1,\"result\""));
+  }
+
+  @Test
+  void notificationsAreAcceptedWith202AndNoBody() throws Exception {
+    String session = serve.initialize();
+    HttpResponse<String> r = serve.post(session, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/roots/list_changed\"}", true);
+    assertThat(r.statusCode()).isEqualTo(202);
+    assertThat(r.body()).isEmpty();
+  }
+
+  @Test
+  void aToolCallIsAnsweredAsJson() throws Exception {
+    String session = serve.initialize();
+    HttpResponse<String> r = serve.post(session,
+        "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":\"add\",\"arguments\":{\"a\":2,\"b\":40}}}", false);
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(r.headers().firstValue("Mcp-Session-Id")).hasValue(session);
+    assertThat(r.body()).isEqualTo("{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"42\"}],"
+        + "\"structuredContent\":{\"sum\":42}}}");
+  }
+
+  @Test
+  void progressForARequestTravelsOnItsStreamBeforeTheResult() throws Exception {
+    String session = serve.initialize();
+    HttpResponse<String> r = serve.post(session, "{\"jsonrpc\":\"2.0\",\"id\":\"s\",\"method\":\"tools/call\",\"params\":"
+        + "{\"name\":\"slow\",\"arguments\":{\"steps\":3,\"delayMs\":10},\"_meta\":{\"progressToken\":42}}}", true);
+    List<String> events = events(r.body());
+    assertThat(events).hasSize(4);
+    for (int i = 0; i < 3; i++) {
+      assertThat(events.get(i)).contains("notifications/progress").contains("\"progressToken\":42")
+          .contains("\"progress\":" + (i + 1));
+    }
+    assertThat(events.get(3)).contains("\"id\":\"s\"").contains("done after 3 steps");
+  }
+
+  @Test
+  void elicitationRoundTripsOnTheRequestsStream() throws Exception {
+    String session = serve.initialize();
+    HttpResponse<Stream<String>> r = serve.postStreaming(session,
+        "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/call\",\"params\":{\"name\":\"ask\",\"arguments\":{\"question\":\"Name?\"}}}");
+    assertThat(r.statusCode()).isEqualTo(200);
+    Iterator<String> lines = r.body().iterator();
+    String ask = nextEvent(lines);
+    assertThat(ask).contains("\"method\":\"elicitation/create\"").contains("\"id\":\"demo-");
+    String askId = ask.replaceAll(".*\"id\":(\"demo-[0-9]+\").*", "$1");
+    HttpResponse<String> answer = serve.post(session, "{\"jsonrpc\":\"2.0\",\"id\":" + askId
+        + ",\"result\":{\"action\":\"accept\",\"content\":{\"answer\":\"Ada\"}}}", true);
+    assertThat(answer.statusCode()).isEqualTo(202);
+    assertThat(nextEvent(lines)).contains("\"id\":9").contains("the user answered: Ada");
+  }
+
+  @Test
+  void samplingRoundTripsOnTheRequestsStream() throws Exception {
+    String session = serve.initialize();
+    HttpResponse<Stream<String>> r = serve.postStreaming(session,
+        "{\"jsonrpc\":\"2.0\",\"id\":10,\"method\":\"tools/call\",\"params\":{\"name\":\"summarize\",\"arguments\":{\"text\":\"long\"}}}");
+    Iterator<String> lines = r.body().iterator();
+    String sampling = nextEvent(lines);
+    assertThat(sampling).contains("\"method\":\"sampling/createMessage\"");
+    String id = sampling.replaceAll(".*\"id\":(\"demo-[0-9]+\").*", "$1");
+    serve.post(session, "{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"result\":{\"role\":\"assistant\",\"content\":"
+        + "{\"type\":\"text\",\"text\":\"short\"},\"model\":\"m\"}}", true);
+    assertThat(nextEvent(lines)).contains("\"id\":10").contains("summary: short");
+  }
+
+  @Test
+  void whatCannotTravelWithAJsonAnswerGoesToTheSessionStream() throws Exception {
+    String session = serve.initialize();
+    HttpResponse<Stream<String>> stream = serve.openStream(session);
+    assertThat(stream.statusCode()).isEqualTo(200);
+    assertThat(stream.headers().firstValue("Content-Type")).hasValue("text/event-stream");
+    Iterator<String> lines = stream.body().iterator();
+    CompletableFuture<HttpResponse<String>> call = CompletableFuture.supplyAsync(() -> {
+      try {
+        return serve.post(session, "{\"jsonrpc\":\"2.0\",\"id\":11,\"method\":\"tools/call\",\"params\":"
+            + "{\"name\":\"ask\",\"arguments\":{}}}", false);
+      } catch (Exception e) {
+        throw new IllegalStateException(e);
+      }
+    });
+    String ask = nextEvent(lines);
+    assertThat(ask).contains("elicitation/create");
+    String id = ask.replaceAll(".*\"id\":(\"demo-[0-9]+\").*", "$1");
+    serve.post(session, "{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"result\":{\"action\":\"decline\"}}", false);
+    HttpResponse<String> answer = call.get(20, TimeUnit.SECONDS);
+    assertThat(answer.statusCode()).isEqualTo(200);
+    assertThat(answer.body()).contains("\"id\":11").contains("the user chose to decline");
+  }
+
+  @Test
+  void theSessionStreamSendsKeepAlivesAndOnlyOneMayBeOpen() throws Exception {
+    String session = serve.initialize();
+    HttpResponse<Stream<String>> stream = serve.openStream(session);
+    Iterator<String> lines = stream.body().iterator();
+    assertThat(lines.next()).isEqualTo(": keepalive"); // keep-alive every 300 ms in this harness
+    HttpResponse<String> second = serve.http.send(serve.request(session).header("Accept", "text/event-stream").GET().build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertThat(second.statusCode()).isEqualTo(409);
+  }
+
+  @Test
+  void theSameRequestTwiceInFlightGetsOneAnswerForBoth() throws Exception {
+    String session = serve.initialize();
+    String call = "{\"jsonrpc\":\"2.0\",\"id\":12,\"method\":\"tools/call\",\"params\":{\"name\":\"slow\","
+        + "\"arguments\":{\"steps\":3,\"delayMs\":300},\"_meta\":{\"progressToken\":\"t\"}}}";
+    String respelled = "{ \"params\": {\"_meta\":{\"progressToken\":\"\\u0074\"},\"arguments\":{\"delayMs\":3e2,\"steps\":3},"
+        + "\"name\":\"slow\"},\"method\":\"tools/call\",\"id\":12,\"jsonrpc\":\"2.0\"}";
+    HttpResponse<Stream<String>> first = serve.postStreaming(session, call);
+    Iterator<String> lines = first.body().iterator();
+    assertThat(nextEvent(lines)).contains("notifications/progress"); // the first is in flight now
+    HttpResponse<String> second = serve.post(session, respelled, false);
+    assertThat(second.statusCode()).isEqualTo(200);
+    String last = null;
+    for (String event; (event = nextEvent(lines)) != null; ) {
+      last = event;
+    }
+    assertThat(second.body()).isEqualTo(last).contains("done after 3 steps");
+  }
+
+  @Test
+  void aDifferentRequestUnderAnIdInFlightIsRefusedWith409() throws Exception {
+    String session = serve.initialize();
+    HttpResponse<Stream<String>> first = serve.postStreaming(session, "{\"jsonrpc\":\"2.0\",\"id\":13,\"method\":"
+        + "\"tools/call\",\"params\":{\"name\":\"slow\",\"arguments\":{\"steps\":3,\"delayMs\":200},\"_meta\":{\"progressToken\":1}}}");
+    Iterator<String> lines = first.body().iterator();
+    assertThat(nextEvent(lines)).contains("notifications/progress"); // in flight
+    HttpResponse<String> clash = serve.post(session, "{\"jsonrpc\":\"2.0\",\"id\":13,\"method\":\"ping\"}", false);
+    assertThat(clash.statusCode()).isEqualTo(409);
+    assertThat(clash.body()).contains("already in flight");
+    serve.awaitLog("refused a different request (\"ping\") with the same id");
+    String last = null;
+    for (String event; (event = nextEvent(lines)) != null; ) {
+      last = event;
+    }
+    assertThat(last).contains("done after 3 steps");
+    // once answered, the id may be used again
+    assertThat(serve.post(session, "{\"jsonrpc\":\"2.0\",\"id\":13,\"method\":\"ping\"}", false).body())
+        .isEqualTo("{\"jsonrpc\":\"2.0\",\"id\":13,\"result\":{}}");
+  }
+
+  @Test
+  void sessionsAreSeparateEachChildAnswersOnlyItsOwnClient() throws Exception {
+    String a = serve.initialize();
+    String b = serve.initialize();
+    assertThat(serve.childPid(a)).isNotEqualTo(serve.childPid(b));
+    String callA = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\",\"arguments\":{\"text\":\"for a\"}}}";
+    String callB = callA.replace("for a", "for b");
+    assertThat(serve.post(a, callA, false).body()).contains("for a").doesNotContain("for b");
+    assertThat(serve.post(b, callB, false).body()).contains("for b").doesNotContain("for a");
+  }
+
+  @Test
+  void requestsNeedASessionIdAndAnUnknownOneIs404() throws Exception {
+    HttpResponse<String> none = serve.post(null, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}", false);
+    assertThat(none.statusCode()).isEqualTo(400);
+    assertThat(none.body()).contains("Mcp-Session-Id required");
+    HttpResponse<String> unknown = serve.post("0123456789abcdef0123456789abcdef", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}", false);
+    assertThat(unknown.statusCode()).isEqualTo(404);
+    assertThat(serve.openStream("nope").statusCode()).isEqualTo(404);
+    assertThat(serve.delete(null).statusCode()).isEqualTo(400);
+  }
+
+  @Test
+  void deleteEndsTheSessionAndItsChild() throws Exception {
+    String session = serve.initialize();
+    long pid = serve.childPid(session);
+    HttpResponse<String> r = serve.delete(session);
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(serve.post(session, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}", false).statusCode()).isEqualTo(404);
+    dev.mcpstdio.testing.Await.until("child " + pid + " to exit", Duration.ofSeconds(10),
+        () -> ProcessHandle.of(pid).map(p -> !p.isAlive()).orElse(true));
+  }
+
+  @Test
+  void anOpenSessionStreamEndsWhenTheSessionIsDeleted() throws Exception {
+    String session = serve.initialize();
+    HttpResponse<Stream<String>> stream = serve.openStream(session);
+    CompletableFuture<Long> drained = CompletableFuture.supplyAsync(() -> stream.body().count());
+    serve.delete(session);
+    assertThat(drained.get(10, TimeUnit.SECONDS)).isGreaterThanOrEqualTo(0);
+  }
+
+  @Test
+  void malformedAndUnsupportedMessagesAreRefusedWith400() throws Exception {
+    String session = serve.initialize();
+    HttpResponse<String> bad = serve.post(session, "{\"jsonrpc\":\"2.0\",", false);
+    assertThat(bad.statusCode()).isEqualTo(400);
+    assertThat(bad.body()).contains("-32700").contains("\"id\":null");
+    HttpResponse<String> batch = serve.post(session, "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}]", false);
+    assertThat(batch.statusCode()).isEqualTo(400);
+    assertThat(batch.body()).contains("batches are not supported");
+    HttpResponse<String> objectId = serve.post(session, "{\"jsonrpc\":\"2.0\",\"id\":{\"a\":1},\"method\":\"ping\"}", false);
+    assertThat(objectId.statusCode()).isEqualTo(400);
+    assertThat(objectId.body()).contains("-32600");
+    HttpResponse<String> version = serve.post(session, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}", false,
+        "MCP-Protocol-Version", "1999-01-01");
+    assertThat(version.statusCode()).isEqualTo(400);
+    assertThat(version.body()).contains("unsupported MCP-Protocol-Version");
+    HttpResponse<String> fine = serve.post(session, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\"}", false,
+        "MCP-Protocol-Version", "2025-11-25");
+    assertThat(fine.body()).isEqualTo("{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{}}");
+  }
+
+  @Test
+  void healthAndReadinessAnswer() throws Exception {
+    HttpResponse<String> health = serve.http.send(java.net.http.HttpRequest.newBuilder(serve.url.resolve("/healthz")).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertThat(health.statusCode()).isEqualTo(200);
+    HttpResponse<String> ready = serve.http.send(java.net.http.HttpRequest.newBuilder(serve.url.resolve("/readyz")).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertThat(ready.statusCode()).isEqualTo(200);
+    assertThat(ready.body()).contains("ready");
+  }
+
+  private static HttpResponse<String> send(String session, String json) {
+    try {
+      return serve.post(session, json, false);
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}
