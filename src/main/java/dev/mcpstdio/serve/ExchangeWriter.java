@@ -84,8 +84,8 @@ final class ExchangeWriter {
       while (clientThere) {
         long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
         if (left <= 0) {
-          timedOut(exchange);
-          continue; // the failure is queued as Done
+          timedOut(exchange); // settles the outcome: Done is queued behind any related messages
+          left = keepAliveMillis;
         }
         Exchange.Event event = exchange.next(Math.min(left, keepAliveMillis));
         try {

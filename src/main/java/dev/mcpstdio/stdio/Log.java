@@ -50,9 +50,12 @@ public final class Log {
     return new Log(new FileOutputStream(FileDescriptor.err), threshold, redactor);
   }
 
-  /** The same sink with a tag after the prefix, e.g. {@code [mcp-stdio] [session 3f0c] ...}. */
+  /**
+   * The same sink with a tag added after the prefix and any tags this logger already has, e.g.
+   * {@code [mcp-stdio] [session 3f0c] [child] ...}.
+   */
   public Log tagged(String newTag) {
-    return new Log(out, threshold, redactor, newTag.isEmpty() ? "" : "[" + newTag + "] ", lock);
+    return new Log(out, threshold, redactor, newTag.isEmpty() ? tag : tag + "[" + newTag + "] ", lock);
   }
 
   public Redactor redactor() {

@@ -89,6 +89,12 @@ class LogTest {
   }
 
   @Test
+  void tagsNestInTheOrderTheyWereAdded() {
+    log(Log.Level.INFO).tagged("session 3f0c").tagged("child").info("hello");
+    assertThat(out()).isEqualTo("[mcp-stdio] [session 3f0c] [child] hello\n");
+  }
+
+  @Test
   void taggedAddsTagAfterPrefixAndSharesSink() {
     Log log = log(Log.Level.INFO);
     Log tagged = log.tagged("session 3f0c");

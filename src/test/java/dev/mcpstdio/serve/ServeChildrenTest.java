@@ -1,0 +1,183 @@
+package dev.mcpstdio.serve;
+
+import static dev.mcpstdio.serve.ServeHarness.INIT;
+import static dev.mcpstdio.serve.ServeHarness.shAfterInit;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.mcpstdio.process.ChildSpec;
+import dev.mcpstdio.testing.Await;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/** Children that misbehave, and the lifecycle of sessions and their children. */
+class ServeChildrenTest {
+
+  private static final String CALL = "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"x\",\"arguments\":{}}}";
+  private static final String ANSWER = "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"ok\":true}}";
+  private static final String PING = "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\"}";
+
+  private static ServeHarness start(ChildSpec child, Duration backendTimeout, Duration idleTtl, int maxSessions) throws Exception {
+    return ServeHarness.start(ServeHarness.config(child)
+        .withLimits(maxSessions, idleTtl, 1 << 20, backendTimeout, Duration.ofSeconds(15)));
+  }
+
+  private static ServeHarness start(ChildSpec child) throws Exception {
+    return start(child, Duration.ofSeconds(10), Duration.ZERO, 10);
+  }
+
+  @Test
+  void aChildThatCrashesMidRequestFailsTheRequestThenTheSessionIs503OnceThen404() throws Exception {
+    try (ServeHarness serve = start(shAfterInit("read n; read call; echo 'about to crash' >&2; exit 3"))) {
+      String session = serve.initialize();
+      HttpResponse<String> call = serve.post(session, CALL, false);
+      assertThat(call.statusCode()).isEqualTo(503);
+      assertThat(call.body()).contains("\"id\":2").contains("exited with code 3");
+      HttpResponse<String> next = serve.post(session, PING, false);
+      assertThat(next.statusCode()).isEqualTo(503);
+      assertThat(next.body()).contains("backend unavailable");
+      assertThat(serve.post(session, PING, false).statusCode()).isEqualTo(404);
+      assertThat(serve.log()).contains("[session " + session.substring(0, 8) + "] [child] about to crash");
+    }
+  }
+
+  @Test
+  void aCrashSeenOnAnEventStreamEndsItWithAnErrorForTheRequest() throws Exception {
+    try (ServeHarness serve = start(shAfterInit("read n; read call; exit 4"))) {
+      String session = serve.initialize();
+      HttpResponse<String> call = serve.post(session, CALL, true);
+      assertThat(call.statusCode()).isEqualTo(200); // the stream had started
+      assertThat(ServeHarness.events(call.body())).singleElement()
+          .satisfies(e -> assertThat(e).contains("\"id\":2,\"error\"").contains("exited with code 4"));
+    }
+  }
+
+  @Test
+  void garbageOnTheChildsStdoutIsLoggedAndDroppedAndTheAnswerStillArrives() throws Exception {
+    try (ServeHarness serve = start(shAfterInit("read n; read call; echo 'this is not json'; echo '{\"half\":';"
+        + " echo '" + ANSWER + "'; cat >/dev/null"))) {
+      String session = serve.initialize();
+      HttpResponse<String> call = serve.post(session, CALL, false);
+      assertThat(call.statusCode()).isEqualTo(200);
+      assertThat(call.body()).isEqualTo(ANSWER);
+      serve.awaitLog("the server wrote a line that is not JSON");
+    }
+  }
+
+  @Test
+  void aChildFloodingStderrKeepsAnsweringAndEveryLineIsLoggedWithItsSession() throws Exception {
+    try (ServeHarness serve = start(shAfterInit("read n; read call; i=0; while [ $i -lt 20000 ]; do echo \"noise $i\" >&2;"
+        + " i=$((i+1)); done; echo '" + ANSWER + "'; cat >/dev/null"))) {
+      String session = serve.initialize();
+      HttpResponse<String> call = serve.post(session, CALL, false);
+      assertThat(call.body()).isEqualTo(ANSWER);
+      serve.awaitLog("[session " + session.substring(0, 8) + "] [child] noise 19999");
+    }
+  }
+
+  @Test
+  void aChildIgnoringSigtermIsKilledWhenItsSessionEnds() throws Exception {
+    try (ServeHarness serve = start(shAfterInit("trap '' TERM; while :; do sleep 0.05; done"))) {
+      String session = serve.initialize();
+      long pid = serve.childPid(session);
+      assertThat(serve.delete(session).statusCode()).isEqualTo(200);
+      serve.awaitLog("ignored SIGTERM");
+      Await.until("child " + pid + " to be gone", Duration.ofSeconds(10),
+          () -> ProcessHandle.of(pid).map(p -> !p.isAlive()).orElse(true));
+    }
+  }
+
+  @Test
+  void aRequestTheChildNeverAnswersGets504AndTheChildIsToldToCancel() throws Exception {
+    ChildSpec child = shAfterInit("while read line; do echo \"got $line\" >&2; done");
+    try (ServeHarness serve = start(child, Duration.ofSeconds(1), Duration.ZERO, 10)) {
+      String session = serve.initialize();
+      HttpResponse<String> call = serve.post(session, CALL, false);
+      assertThat(call.statusCode()).isEqualTo(504);
+      assertThat(call.body()).contains("\"id\":2").contains("no response from the server within 1 s");
+      serve.awaitLog("got {\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":2");
+      // the session lives on
+      HttpResponse<String> stream = serve.post(session, CALL.replace("\"id\":2", "\"id\":5"), true);
+      assertThat(ServeHarness.events(stream.body())).singleElement()
+          .satisfies(e -> assertThat(e).contains("\"id\":5,\"error\"").contains("within 1 s"));
+    }
+  }
+
+  @Test
+  void aProgramThatCannotStartIsReported503AndNotReady() throws Exception {
+    try (ServeHarness serve = start(new ChildSpec(List.of("/nonexistent/mcp-server")))) {
+      HttpResponse<String> init = serve.post(null, INIT, false);
+      assertThat(init.statusCode()).isEqualTo(503);
+      assertThat(init.body()).contains("\"id\":1").contains("could not be started");
+      HttpResponse<String> ready = serve.http.send(HttpRequest.newBuilder(serve.url.resolve("/readyz")).build(),
+          HttpResponse.BodyHandlers.ofString());
+      assertThat(ready.statusCode()).isEqualTo(503);
+      assertThat(ready.body()).contains("command not found or not executable");
+    }
+  }
+
+  @Test
+  void aChildThatDiesBeforeAnsweringInitializeFreesItsSlot() throws Exception {
+    try (ServeHarness serve = start(ServeHarness.sh("read init; exit 1"), Duration.ofSeconds(10), Duration.ZERO, 1)) {
+      for (int i = 0; i < 3; i++) { // with one slot, a leak would show as 503 "session limit reached"
+        HttpResponse<String> init = serve.post(null, INIT, false);
+        assertThat(init.statusCode()).isEqualTo(503);
+        assertThat(init.body()).contains("exited");
+      }
+    }
+  }
+
+  @Test
+  void anInitializeTheChildNeverAnswersTimesOutAndEndsTheSession() throws Exception {
+    try (ServeHarness serve = start(ServeHarness.sh("cat >/dev/null"), Duration.ofSeconds(1), Duration.ZERO, 1)) {
+      HttpResponse<String> init = serve.post(null, INIT, false);
+      assertThat(init.statusCode()).isEqualTo(504);
+      // the slot is free again
+      assertThat(serve.post(null, INIT, false).statusCode()).isEqualTo(504);
+    }
+  }
+
+  @Test
+  void idleSessionsAreEndedAfterTheirTtl() throws Exception {
+    try (ServeHarness serve = start(shAfterInit("cat >/dev/null"), Duration.ofSeconds(5), Duration.ofSeconds(1), 10)) {
+      String session = serve.initialize();
+      long pid = serve.childPid(session);
+      Await.until("the idle session to be ended", Duration.ofSeconds(10),
+          () -> serve.log().contains("idle for 1 s; ending the session"));
+      assertThat(serve.post(session, PING, false).statusCode()).isEqualTo(404);
+      Await.until("child " + pid + " to be gone", Duration.ofSeconds(10),
+          () -> ProcessHandle.of(pid).map(p -> !p.isAlive()).orElse(true));
+    }
+  }
+
+  @Test
+  void closingTheGatewayEndsStreamsAndEveryChild() throws Exception {
+    ServeHarness serve = start(shAfterInit("cat >/dev/null"));
+    String a = serve.initialize();
+    String b = serve.initialize();
+    List<Long> pids = List.of(serve.childPid(a), serve.childPid(b));
+    HttpResponse<Stream<String>> stream = serve.openStream(a);
+    CompletableFuture<Long> drained = CompletableFuture.supplyAsync(() -> stream.body().count());
+    serve.close();
+    assertThat(drained.get(10, TimeUnit.SECONDS)).isGreaterThanOrEqualTo(0);
+    for (long pid : pids) {
+      assertThat(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)).as("child " + pid).isFalse();
+    }
+  }
+
+  @Test
+  void anOversizedLineFromTheChildIsDroppedAndReported() throws Exception {
+    ChildSpec child = shAfterInit("read n; read call; head -c 2000000 /dev/zero | tr '\\0' 'x'; echo; echo '" + ANSWER
+        + "'; cat >/dev/null");
+    try (ServeHarness serve = start(child)) {
+      String session = serve.initialize();
+      assertThat(serve.post(session, CALL, false).body()).isEqualTo(ANSWER);
+      serve.awaitLog("-byte line, over --max-message-size; dropped");
+    }
+  }
+}
