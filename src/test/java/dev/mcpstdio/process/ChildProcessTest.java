@@ -515,6 +515,22 @@ class ChildProcessTest {
     }
 
     @Test
+    void aGrandchildThatIgnoresSigtermIsKilledEvenWhenTheChildObeysIt() throws Exception {
+      Recorder out = new Recorder();
+      // the child dies on SIGTERM; its child ignores it and would outlive it
+      ChildProcess child = sh("sh -c 'trap \"\" TERM; echo $$; while :; do sleep 0.05; done' & wait", out);
+      long grandchild = Long.parseLong(out.awaitLine(0));
+      strays.add(grandchild);
+
+      child.close();
+
+      assertThat(child.exited().get(WAIT.toSeconds(), TimeUnit.SECONDS)).isEqualTo(128 + 15);
+      awaitDead(grandchild);
+      assertThat(logText()).contains("sending SIGTERM").contains("sending SIGKILL");
+      out.awaitClosed();
+    }
+
+    @Test
     @Disabled("bug: ChildProcess.close() only looks at the process tree after the first wait; when the direct child"
         + " exits on stdin EOF, its still-running descendants are orphaned instead of terminated (invariant 6)")
     void aGrandchildIsTerminatedEvenWhenTheChildItselfExitsOnStdinEof() throws Exception {
