@@ -69,7 +69,7 @@ final class ServeCommand {
     try {
       r = commandLine.parseArgs(args);
     } catch (CommandLine.ParameterException e) {
-      if (has(args, "-h", "--help")) {
+      if (has(gatewayOptions(args), "-h", "--help")) {
         commandLine.usage(err);
         return new Parsed(null, ExitCodes.OK);
       }
@@ -84,6 +84,20 @@ final class ServeCommand {
       return new Parsed(null, ExitCodes.OK);
     }
     return new Parsed(build(r, env, log), null);
+  }
+
+  /** Options with a value (the word after them belongs to them). */
+  private static final java.util.Set<String> VALUED = java.util.Set.of("--host", "--port", "--path", "--max-sessions",
+      "--session-idle-ttl", "--max-message-size", "--backend-timeout", "--allow-origin", "--public-url",
+      "--auth-token", "--log-level");
+
+  /** The arguments before the child's command: a {@code --help} after it is the child's own. */
+  static String[] gatewayOptions(String[] args) {
+    int i = 0;
+    while (i < args.length && !args[i].equals("--") && args[i].startsWith("-")) {
+      i += VALUED.contains(args[i]) ? 2 : 1;
+    }
+    return java.util.Arrays.copyOf(args, Math.min(i, args.length));
   }
 
   private static ServeConfig build(ParseResult r, Map<String, String> env, Log log) throws UsageException {

@@ -23,11 +23,11 @@ public final class JsonCanonical {
 
   /** True when {@code a} and {@code b} hold the same JSON value; false also when either is not JSON. */
   public static boolean same(byte[] a, byte[] b) {
-    if (java.util.Arrays.equals(a, b)) {
-      return true;
-    }
     String left = of(a);
-    return left != null && left.equals(of(b));
+    if (left == null) {
+      return false;
+    }
+    return java.util.Arrays.equals(a, b) || left.equals(of(b));
   }
 
   /** The canonical text of the JSON value in {@code bytes}, or null when it is not well-formed. */
@@ -36,6 +36,9 @@ public final class JsonCanonical {
       Deque<Container> open = new ArrayDeque<>();
       String done = null;
       for (JsonToken t = p.nextToken(); t != null; t = p.nextToken()) {
+        if (done != null) {
+          return null; // a second value after the first: not one JSON document
+        }
         String value = switch (t) {
           case START_OBJECT, START_ARRAY -> {
             open.push(new Container(t == JsonToken.START_OBJECT));

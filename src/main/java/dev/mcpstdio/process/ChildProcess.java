@@ -130,20 +130,27 @@ public final class ChildProcess implements AutoCloseable {
         switch (line) {
           case LineReader.Line.Text text -> {
             if (text.bytes().length > 0) {
-              listener.onLine(text.bytes());
+              deliver(() -> listener.onLine(text.bytes()));
             }
           }
-          case LineReader.Line.Oversized big -> listener.onOversizedLine(big.length());
+          case LineReader.Line.Oversized big -> deliver(() -> listener.onOversizedLine(big.length()));
         }
       }
     } catch (IOException e) {
       if (!closing) {
         log.debug("child stdout: " + e.getMessage());
       }
-    } catch (RuntimeException e) {
-      log.error("child stdout handling failed: " + e);
     } finally {
       listener.onStdoutClosed();
+    }
+  }
+
+  /** A listener that fails on one line must not stop the pump: the child would block on a full pipe. */
+  private void deliver(Runnable delivery) {
+    try {
+      delivery.run();
+    } catch (RuntimeException e) {
+      log.error("handling a line from the child failed: " + e);
     }
   }
 
@@ -196,22 +203,23 @@ public final class ChildProcess implements AutoCloseable {
       closing = true;
     }
     try {
-      closeStdin();
-      if (await(process, ladder.afterStdinClosed())) {
-        return;
-      }
+      // Taken first: once the child exits, its descendants are re-parented and out of sight.
       List<ProcessHandle> tree = tree();
-      log.info("child " + process.pid() + " still running " + ladder.afterStdinClosed().toMillis()
-          + " ms after stdin closed; sending SIGTERM");
-      tree.forEach(ProcessHandle::destroy);
-      if (await(process, ladder.afterTerm()) && tree.stream().noneMatch(ProcessHandle::isAlive)) {
+      closeStdin();
+      if (await(process, ladder.afterStdinClosed()) && tree.stream().noneMatch(ProcessHandle::isAlive)) {
         return;
       }
-      List<ProcessHandle> survivors = new ArrayList<>(tree);
-      survivors.addAll(tree()); // anything spawned meanwhile
-      log.warn("child " + process.pid() + " ignored SIGTERM for " + ladder.afterTerm().toMillis()
+      tree.addAll(tree()); // anything spawned meanwhile, while the child still lives
+      log.info("child " + process.pid() + (process.isAlive() ? "" : "'s descendants") + " still running "
+          + ladder.afterStdinClosed().toMillis() + " ms after stdin closed; sending SIGTERM");
+      tree.stream().filter(ProcessHandle::isAlive).forEach(ProcessHandle::destroy);
+      if (awaitAll(tree, ladder.afterTerm())) {
+        return;
+      }
+      log.warn("child " + process.pid() + " (or a descendant) ignored SIGTERM for " + ladder.afterTerm().toMillis()
           + " ms; sending SIGKILL");
-      survivors.stream().filter(ProcessHandle::isAlive).forEach(ProcessHandle::destroyForcibly);
+      tree.addAll(tree());
+      tree.stream().filter(ProcessHandle::isAlive).forEach(ProcessHandle::destroyForcibly);
       process.waitFor();
     } catch (InterruptedException e) {
       process.descendants().forEach(ProcessHandle::destroyForcibly);
@@ -220,6 +228,25 @@ public final class ChildProcess implements AutoCloseable {
     } finally {
       closed.complete(null);
     }
+  }
+
+  /** Waits until every process in {@code tree} has ended, at most {@code wait}. */
+  private static boolean awaitAll(List<ProcessHandle> tree, Duration wait) throws InterruptedException {
+    long deadline = System.nanoTime() + wait.toNanos();
+    for (ProcessHandle p : tree) {
+      long left = deadline - System.nanoTime();
+      if (left <= 0) {
+        return tree.stream().noneMatch(ProcessHandle::isAlive);
+      }
+      try {
+        p.onExit().get(left, TimeUnit.NANOSECONDS);
+      } catch (java.util.concurrent.TimeoutException e) {
+        return false;
+      } catch (java.util.concurrent.ExecutionException e) {
+        // cannot watch it; the final check below decides
+      }
+    }
+    return tree.stream().noneMatch(ProcessHandle::isAlive);
   }
 
   /** Closes the child's stdin: the polite way to ask a stdio server to finish. */
@@ -235,7 +262,7 @@ public final class ChildProcess implements AutoCloseable {
     }
   }
 
-  /** The child and its descendants, descendants first (a parent may respawn a killed child). */
+  /** The child and its descendants, descendants first (a parent may respawn a killed child); mutable. */
   private List<ProcessHandle> tree() {
     List<ProcessHandle> all = new ArrayList<>(process.descendants().toList());
     all.add(process.toHandle());

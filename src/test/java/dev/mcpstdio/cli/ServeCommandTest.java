@@ -17,7 +17,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -398,8 +397,6 @@ class ServeCommandTest {
     }
 
     @Test
-    @Disabled("bug: ServeCommand.parse looks for --help in every argument when parsing fails, the child's arguments"
-        + " included, so a typo in a gateway option is reported as help with exit code 0")
     void aChildsHelpFlagDoesNotHideAUsageError() {
       UsageException e = usageError("--no-such-option", "node", "server.js", "--help");
 
