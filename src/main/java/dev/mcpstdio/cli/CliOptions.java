@@ -3,6 +3,8 @@ package dev.mcpstdio.cli;
 import dev.mcpstdio.stdio.Log;
 import java.time.Duration;
 import java.util.Locale;
+import java.io.PrintWriter;
+import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.ParseResult;
@@ -90,5 +92,39 @@ final class CliOptions {
     } catch (IllegalArgumentException e) {
       throw new UsageException("--log-level must be debug, info, warn, error or off", ExitCodes.USAGE);
     }
+  }
+
+  /**
+   * Parses {@code args}, answering {@code --help} and {@code --version} on {@code err}.
+   *
+   * @param ownArgs the part of {@code args} that belongs to this command (not a child's argv), where
+   *     a help or version flag still counts when the rest fails to parse
+   * @return the parse result, or null when help or the version was printed (exit 0)
+   */
+  static ParseResult parseOrAnswer(CommandLine commandLine, String[] args, String[] ownArgs, String seeHelp,
+      PrintWriter err) throws UsageException {
+    ParseResult r;
+    try {
+      r = commandLine.parseArgs(args);
+    } catch (CommandLine.ParameterException e) {
+      if (has(ownArgs, "-h", "--help")) {
+        commandLine.usage(err);
+        return null;
+      }
+      if (has(ownArgs, "-V", "--version")) {
+        err.println(commandLine.getCommandSpec().version()[0]);
+        return null;
+      }
+      throw new UsageException(e.getMessage() + " (see " + seeHelp + ")", ExitCodes.USAGE);
+    }
+    if (r.hasMatchedOption("--help")) {
+      commandLine.usage(err);
+      return null;
+    }
+    if (r.hasMatchedOption("--version")) {
+      err.println(commandLine.getCommandSpec().version()[0]);
+      return null;
+    }
+    return r;
   }
 }

@@ -2,9 +2,9 @@ package dev.mcpstdio.cli;
 
 import static dev.mcpstdio.cli.CliOptions.bytes;
 import static dev.mcpstdio.cli.CliOptions.flag;
-import static dev.mcpstdio.cli.CliOptions.has;
 import static dev.mcpstdio.cli.CliOptions.level;
 import static dev.mcpstdio.cli.CliOptions.option;
+import static dev.mcpstdio.cli.CliOptions.parseOrAnswer;
 import static dev.mcpstdio.cli.CliOptions.seconds;
 
 import dev.mcpstdio.Version;
@@ -85,27 +85,8 @@ final class RelayCommand {
   /** Parses the relay's arguments; usage output goes to {@code err}. */
   static Parsed parse(String[] args, Map<String, String> env, Log log, PrintWriter err)
       throws UsageException {
-    CommandLine commandLine = new CommandLine(spec());
-    ParseResult r;
-    try {
-      r = commandLine.parseArgs(args);
-    } catch (CommandLine.ParameterException e) {
-      if (has(args, "-h", "--help")) {
-        commandLine.usage(err);
-        return new Parsed(null, ExitCodes.OK);
-      }
-      if (has(args, "-V", "--version")) {
-        err.println(commandLine.getCommandSpec().version()[0]);
-        return new Parsed(null, ExitCodes.OK);
-      }
-      throw new UsageException(e.getMessage() + " (see --help)", ExitCodes.USAGE);
-    }
-    if (r.hasMatchedOption("--help")) {
-      commandLine.usage(err);
-      return new Parsed(null, ExitCodes.OK);
-    }
-    if (r.hasMatchedOption("--version")) {
-      err.println(commandLine.getCommandSpec().version()[0]);
+    ParseResult r = parseOrAnswer(new CommandLine(spec()), args, args, "--help", err);
+    if (r == null) {
       return new Parsed(null, ExitCodes.OK);
     }
     return new Parsed(build(r, env, log), null);

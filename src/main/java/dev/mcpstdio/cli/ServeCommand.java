@@ -2,9 +2,9 @@ package dev.mcpstdio.cli;
 
 import static dev.mcpstdio.cli.CliOptions.bytes;
 import static dev.mcpstdio.cli.CliOptions.flag;
-import static dev.mcpstdio.cli.CliOptions.has;
 import static dev.mcpstdio.cli.CliOptions.level;
 import static dev.mcpstdio.cli.CliOptions.option;
+import static dev.mcpstdio.cli.CliOptions.parseOrAnswer;
 import static dev.mcpstdio.cli.CliOptions.seconds;
 
 import dev.mcpstdio.Version;
@@ -64,23 +64,8 @@ final class ServeCommand {
   }
 
   static Parsed parse(String[] args, Map<String, String> env, Log log, PrintWriter err) throws UsageException {
-    CommandLine commandLine = new CommandLine(spec());
-    ParseResult r;
-    try {
-      r = commandLine.parseArgs(args);
-    } catch (CommandLine.ParameterException e) {
-      if (has(gatewayOptions(args), "-h", "--help")) {
-        commandLine.usage(err);
-        return new Parsed(null, ExitCodes.OK);
-      }
-      throw new UsageException(e.getMessage() + " (see mcp-stdio serve --help)", ExitCodes.USAGE);
-    }
-    if (r.hasMatchedOption("--help")) {
-      commandLine.usage(err);
-      return new Parsed(null, ExitCodes.OK);
-    }
-    if (r.hasMatchedOption("--version")) {
-      err.println(commandLine.getCommandSpec().version()[0]);
+    ParseResult r = parseOrAnswer(new CommandLine(spec()), args, gatewayOptions(args), "mcp-stdio serve --help", err);
+    if (r == null) {
       return new Parsed(null, ExitCodes.OK);
     }
     return new Parsed(build(r, env, log), null);
