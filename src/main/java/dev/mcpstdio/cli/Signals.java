@@ -31,7 +31,8 @@ final class Signals {
           (proxy, method, arguments) -> {
             if (method.getName().equals("handle")) {
               String name = (String) signalType.getMethod("getName").invoke(arguments[0]);
-              Thread.ofVirtual().start(() -> handler.accept("SIG" + name));
+              // a platform thread: virtual ones can all be waiting on blocked carriers at that moment
+              Thread.ofPlatform().name("signal-" + name).start(() -> handler.accept("SIG" + name));
               return null;
             }
             return method.invoke(handler, arguments); // equals, hashCode, toString

@@ -12,7 +12,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.Semaphore;
 
 /**
  * One stdio child process, owned from spawn to reaping.
@@ -20,8 +21,12 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>The child is started from an argv list, never through a shell. Its stdout is read line by line
  * (bounded by the maximum message size) and every line handed to the {@link Listener}; its stderr
  * is read line by line and logged with this child's tag, so a chatty child can never block on a
- * full pipe and never reaches the gateway's own output unprefixed. Writes to its stdin are whole
- * lines under one lock.
+ * full pipe and never reaches the gateway's own output unprefixed. Lines for its stdin go through a
+ * bounded queue to one writer thread: a child that stops reading fills the queue and further
+ * sends are refused at once, rather than blocking whoever sends.
+ *
+ * <p>The three pumps are platform threads: a blocking pipe read or write holds its carrier, and
+ * a few hundred idle children would otherwise starve every virtual thread in the gateway.
  *
  * <p>{@link #close()} runs the shutdown ladder: close stdin, wait, SIGTERM to the whole process
  * tree, wait, SIGKILL to whatever is left, and returns once the child has been reaped.
@@ -48,9 +53,25 @@ public final class ChildProcess implements AutoCloseable {
   /** Stderr lines longer than this are logged truncated (the rest of the line is skipped). */
   static final int STDERR_LINE_BYTES = 8 * 1024;
 
+  /** Lines waiting for the child's stdin at most; past it {@link #send} waits, then refuses. */
+  static final int STDIN_QUEUE = 1024;
+
+  /** Bytes waiting for the child's stdin at most (a single larger line still goes, alone). */
+  static final int STDIN_QUEUE_BYTES = 16 << 20;
+
+  /** How long {@link #send} waits for room in a full stdin queue. */
+  static final Duration SEND_WAIT = Duration.ofSeconds(2);
+
+  /** Stack for the pump threads: they only read, scan and hand over lines. */
+  private static final long PUMP_STACK = 256 * 1024;
+
+  /** Put on the stdin queue to make the writer close the child's stdin. */
+  private static final byte[] EOF = new byte[0];
+
   private final Process process;
   private final OutputStream stdin;
-  private final ReentrantLock stdinLock = new ReentrantLock();
+  private final LinkedBlockingQueue<byte[]> outbox = new LinkedBlockingQueue<>(STDIN_QUEUE);
+  private final Semaphore room = new Semaphore(STDIN_QUEUE_BYTES); // bytes the queue may still take
   private final Log log;
   private final Ladder ladder;
   private final CompletableFuture<Void> closed = new CompletableFuture<>();
@@ -80,11 +101,12 @@ public final class ChildProcess implements AutoCloseable {
     ChildProcess child = new ChildProcess(builder.start(), log, ladder);
     child.pump("stdout", () -> child.readStdout(maxLineBytes, listener));
     child.pump("stderr", child::readStderr);
+    child.pump("stdin", child::writeStdin);
     return child;
   }
 
   private void pump(String stream, Runnable body) {
-    Thread.ofVirtual().name("child-" + process.pid() + "-" + stream).start(body);
+    Thread.ofPlatform().daemon().stackSize(PUMP_STACK).name("child-" + process.pid() + "-" + stream).start(body);
   }
 
   public long pid() {
@@ -101,25 +123,87 @@ public final class ChildProcess implements AutoCloseable {
   }
 
   /**
-   * Writes one message to the child's stdin as one line.
+   * Queues one message for the child's stdin, as one line, waiting at most {@link #SEND_WAIT} for
+   * room when the child is slow to read.
    *
-   * @return false when stdin is closed or the write failed (the child is gone or going)
+   * @return false when stdin is closed, the child stopped reading (the queue stayed full), or an
+   *     earlier write failed (the child is gone or going)
    */
   public boolean send(byte[] json) {
+    if (!stdinOpen) {
+      return false;
+    }
     byte[] line = Ndjson.frame(json);
-    stdinLock.lock();
+    long deadline = System.nanoTime() + SEND_WAIT.toNanos();
     try {
-      if (!stdinOpen) {
+      if (!room.tryAcquire(cost(line), SEND_WAIT.toNanos(), TimeUnit.NANOSECONDS)) {
         return false;
       }
-      stdin.write(line);
-      stdin.flush();
-      return true;
-    } catch (IOException e) {
-      stdinOpen = false;
+      if (!outbox.offer(line, Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+        room.release(cost(line));
+        return false;
+      }
+      return stdinOpen;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
       return false;
+    }
+  }
+
+  /** Like {@link #send} but never waits: for messages that must not hold up their sender. */
+  public boolean trySend(byte[] json) {
+    if (!stdinOpen) {
+      return false;
+    }
+    byte[] line = Ndjson.frame(json);
+    if (!room.tryAcquire(cost(line))) {
+      return false;
+    }
+    if (!outbox.offer(line)) {
+      room.release(cost(line));
+      return false;
+    }
+    return true;
+  }
+
+  private static int cost(byte[] line) {
+    return Math.min(line.length, STDIN_QUEUE_BYTES);
+  }
+
+  private void writeStdin() {
+    try {
+      while (true) {
+        byte[] line = outbox.take();
+        if (line == EOF) {
+          break;
+        }
+        stdin.write(line);
+        room.release(cost(line));
+        if (outbox.isEmpty()) {
+          stdin.flush(); // a burst of lines leaves in few writes
+        }
+      }
+    } catch (IOException | InterruptedException e) {
+      // the child closed its stdin or exited: nothing more can reach it
     } finally {
-      stdinLock.unlock();
+      stdinOpen = false;
+      discardQueued();
+      try {
+        stdin.close();
+      } catch (IOException e) {
+        // already gone
+      }
+    }
+  }
+
+  /** Empties the stdin queue, giving its bytes back. */
+  private void discardQueued() {
+    List<byte[]> dropped = new ArrayList<>();
+    outbox.drainTo(dropped);
+    for (byte[] line : dropped) {
+      if (line != EOF) {
+        room.release(cost(line));
+      }
     }
   }
 
@@ -220,7 +304,9 @@ public final class ChildProcess implements AutoCloseable {
           + " ms; sending SIGKILL");
       tree.addAll(tree());
       tree.stream().filter(ProcessHandle::isAlive).forEach(ProcessHandle::destroyForcibly);
-      process.waitFor();
+      if (!process.waitFor(ladder.afterTerm().toMillis(), TimeUnit.MILLISECONDS)) {
+        log.error("child " + process.pid() + " survived SIGKILL (stuck in the kernel?); giving up on it");
+      }
     } catch (InterruptedException e) {
       process.descendants().forEach(ProcessHandle::destroyForcibly);
       process.destroyForcibly();
@@ -249,16 +335,16 @@ public final class ChildProcess implements AutoCloseable {
     return tree.stream().noneMatch(ProcessHandle::isAlive);
   }
 
-  /** Closes the child's stdin: the polite way to ask a stdio server to finish. */
+  /**
+   * Closes the child's stdin once the lines already queued are written: the polite way to ask a
+   * stdio server to finish. Never blocks; a child that does not read keeps its stdin until the
+   * ladder's signals end it.
+   */
   public void closeStdin() {
-    stdinLock.lock();
-    try {
-      stdinOpen = false;
-      stdin.close();
-    } catch (IOException e) {
-      // already gone
-    } finally {
-      stdinLock.unlock();
+    stdinOpen = false;
+    if (!outbox.offer(EOF)) {
+      discardQueued(); // a child that stopped reading will not get these anyway
+      outbox.offer(EOF);
     }
   }
 

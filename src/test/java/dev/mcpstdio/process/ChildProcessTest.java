@@ -313,6 +313,7 @@ class ChildProcessTest {
     assertThat(child.send("{}".getBytes(StandardCharsets.UTF_8))).isFalse();
     child.closeStdin(); // twice is harmless
     assertThat(child.exited().get(WAIT.toSeconds(), TimeUnit.SECONDS)).isZero(); // cat saw EOF
+    out.awaitClosed(); // the exit can be seen before the stdout pump has delivered the line
     assertThat(out.lines).containsExactly("{}");
   }
 
@@ -431,6 +432,27 @@ class ChildProcessTest {
 
   @Nested
   class TheShutdownLadder {
+
+    @Test
+    void aChildThatStopsReadingStdinNeitherBlocksSendersNorTheLadder() throws Exception {
+      Recorder out = new Recorder();
+      ChildProcess child = sh("echo ready; exec sleep 60", out); // never reads stdin
+      assertThat(out.awaitLine(0)).isEqualTo("ready");
+      byte[] big = ("\"" + "x".repeat(64 * 1024) + "\"").getBytes(StandardCharsets.UTF_8);
+      boolean refused = false;
+      long t0 = System.nanoTime();
+      for (int i = 0; i < ChildProcess.STDIN_QUEUE + 8 && !refused; i++) {
+        refused = !child.send(big); // the pipe fills after 64 KiB, then the queue
+      }
+      assertThat(refused).as("a full queue refuses").isTrue();
+      assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(WAIT);
+      assertThat(child.trySend(big)).isFalse();
+
+      CompletableFuture<Void> closing = CompletableFuture.runAsync(child::close);
+      closing.get(WAIT.toSeconds(), TimeUnit.SECONDS); // the writer is stuck in write(); the ladder is not
+      assertThat(child.isAlive()).isFalse();
+      assertThat(logText()).contains("sending SIGTERM");
+    }
 
     @Test
     void aChildThatExitsWhenStdinClosesIsReapedWithoutSigterm() throws Exception {
