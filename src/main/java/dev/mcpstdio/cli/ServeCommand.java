@@ -21,6 +21,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Model.OptionSpec;
@@ -47,7 +48,7 @@ final class ServeCommand {
     option(spec, "--port", "PORT", String.class, "Bind port; 0 picks a free one (default 8080).");
     option(spec, "--path", "PATH", String.class, "The MCP endpoint path (default /mcp).");
     option(spec, "--max-sessions", "N", String.class, "Live sessions at most; initialize past it gets 503 (default 100).");
-    option(spec, "--session-idle-ttl", "SECONDS", String.class, "End sessions idle this long; 0 never (default 0).");
+    option(spec, "--session-idle-ttl", "SECONDS", String.class, "End sessions idle this long (no request in flight, no open stream); 0 never (default 1800).");
     option(spec, "--max-message-size", "BYTES", String.class, "Largest request body and server line; 0 disables (default 10485760).");
     option(spec, "--backend-timeout", "SECONDS", String.class, "How long a request waits for the server's answer before 504 (default 120).");
     spec.addOption(OptionSpec.builder("--allow-origin").paramLabel("ORIGIN").type(List.class).auxiliaryTypes(String.class)
@@ -90,7 +91,9 @@ final class ServeCommand {
     if (!r.matchedPositionals().isEmpty()) {
       command.addAll(r.matchedPositional(0).getValue());
     }
-    ChildSpec child = command.isEmpty() ? demoChild(env) : new ChildSpec(command);
+    // The token guards this gateway; the child (third-party code, and whatever it spawns) never sees it.
+    ChildSpec child = (command.isEmpty() ? demoChild(env) : new ChildSpec(command).without(Set.of("MCP_STDIO_LAUNCHER")))
+        .without(Set.of("MCP_STDIO_SERVE_TOKEN"));
     ServeConfig config = ServeConfig.defaults(child);
 
     String host = r.matchedOptionValue("--host", "127.0.0.1").trim();
@@ -103,7 +106,7 @@ final class ServeCommand {
       throw new UsageException("--path must start with / and contain no quote, space, ? or #", ExitCodes.USAGE);
     }
     int maxSessions = integer(r, "--max-sessions", ServeConfig.DEFAULT_MAX_SESSIONS, 1, 100_000);
-    Duration idle = seconds(r, "--session-idle-ttl", Duration.ZERO, true);
+    Duration idle = seconds(r, "--session-idle-ttl", ServeConfig.DEFAULT_SESSION_IDLE_TTL, true);
     long maxMessage = bytes(r, "--max-message-size", ServeConfig.DEFAULT_MAX_MESSAGE_SIZE);
     Duration backend = seconds(r, "--backend-timeout", ServeConfig.DEFAULT_BACKEND_TIMEOUT, false);
     List<String> origins = new ArrayList<>();
@@ -139,7 +142,8 @@ final class ServeCommand {
   static ChildSpec demoChild(Map<String, String> env) {
     String launcher = env.get("MCP_STDIO_LAUNCHER");
     if (launcher != null && !launcher.isBlank() && java.nio.file.Files.isExecutable(Path.of(launcher))) {
-      return new ChildSpec(List.of(launcher, "demo"));
+      // the jar is already built: the child's launcher must not rebuild it under the running gateway
+      return new ChildSpec(List.of(launcher, "demo")).with(Map.of("MCP_STDIO_NO_BUILD", "1"));
     }
     String java = ProcessHandle.current().info().command().orElse("java");
     return new ChildSpec(List.of(java, "-Xlog:disable", "-Xlog:all=warning:stderr", "-XX:+DisplayVMOutputToStderr",

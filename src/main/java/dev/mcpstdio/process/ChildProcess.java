@@ -94,6 +94,7 @@ public final class ChildProcess implements AutoCloseable {
   public static ChildProcess start(ChildSpec spec, long maxLineBytes, Log log, Ladder ladder, Listener listener)
       throws IOException {
     ProcessBuilder builder = new ProcessBuilder(spec.argv());
+    builder.environment().keySet().removeAll(spec.removedEnv());
     builder.environment().putAll(spec.extraEnv());
     if (spec.workingDirectory() != null) {
       builder.directory(spec.workingDirectory().toFile());

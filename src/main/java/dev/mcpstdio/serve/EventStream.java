@@ -21,7 +21,6 @@ final class EventStream {
   private static final byte[] KEEP_ALIVE = ": keepalive\n\n".getBytes(StandardCharsets.US_ASCII);
 
   private final Response response;
-  private boolean open;
 
   EventStream(Response response) {
     this.response = response;
@@ -34,11 +33,6 @@ final class EventStream {
     response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-cache, no-store");
     response.getHeaders().put("X-Accel-Buffering", "no");
     Replies.blockingWrite(response, false, ByteBuffer.allocate(0)); // commit: the client sees the stream start
-    open = true;
-  }
-
-  boolean isOpen() {
-    return open;
   }
 
   void message(byte[] json) throws IOException {

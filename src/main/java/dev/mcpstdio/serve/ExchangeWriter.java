@@ -35,8 +35,8 @@ final class ExchangeWriter {
   /** Answers for the request that created the exchange, then releases it. */
   Exchange.Outcome own(Exchange exchange, Request request, Response response, Callback callback)
       throws InterruptedException {
-    request.addIdleTimeoutListener(timeout -> false); // the backend timeout governs, not the idle timeout
     try {
+      request.addIdleTimeoutListener(timeout -> false); // the backend timeout governs, not the idle timeout
       return exchange.streaming ? stream(exchange, response, callback) : json(exchange, response, callback);
     } finally {
       session.release(exchange);
@@ -78,7 +78,7 @@ final class ExchangeWriter {
       events.open();
     } catch (IOException e) {
       clientThere = false;
-      exchange.ownerGone();
+      session.abandoned(exchange);
     }
     try {
       while (clientThere) {
@@ -94,14 +94,16 @@ final class ExchangeWriter {
             case Exchange.Event.Related related -> events.message(related.message());
             case Exchange.Event.Done done -> {
               Exchange.Outcome outcome = exchange.outcome().join();
-              events.message(body(exchange, outcome));
+              if (!(outcome instanceof Exchange.Outcome.Cancelled)) { // a cancelled request gets no answer
+                events.message(body(exchange, outcome));
+              }
               events.close();
               return outcome;
             }
           }
         } catch (IOException e) {
           clientThere = false;
-          exchange.ownerGone();
+          session.abandoned(exchange);
           session.log.debug("client left the stream for " + exchange.id + "; its answer will be dropped");
         }
       }
@@ -126,8 +128,10 @@ final class ExchangeWriter {
   private void timedOut(Exchange exchange) {
     String why = "no response from the server within " + TimeUnit.NANOSECONDS.toSeconds(timeoutNanos) + " s";
     if (exchange.complete(new Exchange.Outcome.Failed(504, why))) {
-      session.log.warn(exchange.request.method() + " (id " + exchange.id + "): " + why + "; cancelling it");
-      session.cancel(exchange.id, "timed out at the gateway");
+      session.log.warn(exchange.request.method() + " (id " + exchange.id + "): " + why);
+      if (!exchange.request.method().equals("initialize")) { // initialize must never be cancelled
+        session.cancel(exchange.id, "timed out at the gateway");
+      }
     }
   }
 
@@ -135,6 +139,7 @@ final class ExchangeWriter {
     return switch (outcome) {
       case Exchange.Outcome.Answered a -> a.response();
       case Exchange.Outcome.Failed f -> JsonRpcErrors.error(exchange.id, ErrorCodes.UPSTREAM_ERROR, f.message());
+      case Exchange.Outcome.Cancelled c -> JsonRpcErrors.error(exchange.id, ErrorCodes.UPSTREAM_ERROR, "cancelled by the client");
     };
   }
 

@@ -1,5 +1,6 @@
 package dev.mcpstdio.serve;
 
+import dev.mcpstdio.net.Hosts;
 import java.net.URI;
 import java.util.HashSet;
 import java.util.List;
@@ -94,25 +95,9 @@ final class HostGuard {
     return name.matches("[a-z0-9.:-]+") ? name : null;
   }
 
-  /** localhost, *.localhost, 127.0.0.0/8 and ::1 (any spelling {@code [::1]} takes). */
+  /** localhost, *.localhost, 127.0.0.0/8 and ::1 (the relay's definition: one rule for both). */
   static boolean isLoopback(String host) {
-    String h = host.toLowerCase(Locale.ROOT);
-    if (h.startsWith("[") && h.endsWith("]")) {
-      h = h.substring(1, h.length() - 1);
-    }
-    if (h.equals("localhost") || h.endsWith(".localhost") || h.equals("::1") || h.equals("0:0:0:0:0:0:0:1")) {
-      return true;
-    }
-    String[] parts = h.split("\\.", -1);
-    if (parts.length != 4 || !parts[0].equals("127")) {
-      return false;
-    }
-    for (String part : parts) {
-      if (!part.matches("[0-9]{1,3}") || Integer.parseInt(part) > 255) {
-        return false;
-      }
-    }
-    return true;
+    return Hosts.isLoopback(host);
   }
 
   static String origin(URI url) {

@@ -5,7 +5,6 @@ import dev.mcpstdio.jsonrpc.Json;
 import dev.mcpstdio.jsonrpc.JsonRpcCodec;
 import dev.mcpstdio.jsonrpc.JsonRpcMessage;
 import dev.mcpstdio.jsonrpc.MalformedMessageException;
-import dev.mcpstdio.process.ChildProcess;
 import dev.mcpstdio.stdio.Log;
 import java.io.IOException;
 import java.io.InputStream;
@@ -32,10 +31,14 @@ final class McpEndpoint {
 
   static final String SESSION_HEADER = "Mcp-Session-Id";
 
+  /** Request bodies held at once (read, and waiting for their answers), in bytes at most. */
+  static final long BODY_BYTES = 256L << 20;
+
   private final ServeConfig config;
   private final Sessions sessions;
   private final Log log;
   private final long keepAliveMillis;
+  private final ByteBudget bodies = new ByteBudget(BODY_BYTES);
 
   McpEndpoint(ServeConfig config, Sessions sessions, Log log) {
     this.config = config;
@@ -49,6 +52,14 @@ final class McpEndpoint {
     if (body == null) {
       return;
     }
+    try {
+      handle(body, request, response, callback);
+    } finally {
+      bodies.giveBack(body.length);
+    }
+  }
+
+  private void handle(byte[] body, Request request, Response response, Callback callback) throws InterruptedException {
     JsonRpcMessage message;
     try {
       message = JsonRpcCodec.parse(body);
@@ -83,6 +94,9 @@ final class McpEndpoint {
     if (message instanceof JsonRpcMessage.Request r) {
       call(session, r, acceptsStream(request), request, response, callback);
     } else if (session.send(body)) {
+      if (message instanceof JsonRpcMessage.Notification n && n.method().equals("notifications/cancelled")) {
+        session.cancelledByClient(Json.id(body, Json.field(body, n.params(), "requestId")));
+      }
       Replies.empty(response, callback, 202);
     } else {
       Replies.error(response, callback, 503, null, ErrorCodes.UPSTREAM_ERROR, "backend unavailable");
@@ -104,20 +118,18 @@ final class McpEndpoint {
       return;
     }
     SessionStream stream = session.openStream();
-    if (stream == null) {
-      Replies.error(response, callback, 409, null, ErrorCodes.INVALID_REQUEST,
-          "this session already has a stream open; close it first");
-      return;
-    }
     request.addIdleTimeoutListener(timeout -> false); // keep-alives, not the idle timeout, govern
     response.getHeaders().put(SESSION_HEADER, session.id);
     EventStream events = new EventStream(response);
+    byte[] unsent = null;
     try {
       events.open();
       while (true) {
         byte[] message = stream.next(keepAliveMillis);
         if (message != null) {
+          unsent = message;
           events.message(message);
+          unsent = null;
         } else if (stream.ended()) {
           break;
         } else {
@@ -129,7 +141,7 @@ final class McpEndpoint {
     } catch (IOException e) {
       session.log.debug("session stream closed by the client");
     } finally {
-      session.closeStream(stream);
+      session.closeStream(stream, unsent);
       callback.succeeded();
     }
   }
@@ -149,7 +161,7 @@ final class McpEndpoint {
       throws InterruptedException {
     Session session;
     try {
-      session = sessions.create(s -> new ChildListener(s));
+      session = sessions.create();
     } catch (IOException e) {
       log.error("could not start " + config.child().argv().getFirst() + ": " + e.getMessage());
       Replies.error(response, callback, 503, init.id(), ErrorCodes.UPSTREAM_ERROR,
@@ -164,23 +176,16 @@ final class McpEndpoint {
     session.log.info("started " + config.child().argv().getFirst() + " (pid " + session.child().pid() + ")");
     response.getHeaders().put(SESSION_HEADER, session.id);
     Exchange.Outcome outcome = call(session, init, acceptsStream(request), request, response, callback);
-    if (outcome instanceof Exchange.Outcome.Answered answered) {
-      JsonRpcMessage.Response r = parsedResponse(answered.response());
-      String version = r == null ? null : Json.string(r.bytes(), Json.field(r.bytes(), r.result(), "protocolVersion"));
-      session.protocolVersion(version);
-      if (r == null || r.isError()) {
-        sessions.end(session, "initialize failed");
-      }
-    } else {
+    if (!(outcome instanceof Exchange.Outcome.Answered answered) || isError(answered.response())) {
       sessions.end(session, "initialize failed");
     }
   }
 
-  private static JsonRpcMessage.Response parsedResponse(byte[] bytes) {
+  private static boolean isError(byte[] response) {
     try {
-      return JsonRpcCodec.parse(bytes) instanceof JsonRpcMessage.Response r ? r : null;
+      return !(JsonRpcCodec.parse(response) instanceof JsonRpcMessage.Response r) || r.isError();
     } catch (MalformedMessageException e) {
-      return null;
+      return true;
     }
   }
 
@@ -199,6 +204,12 @@ final class McpEndpoint {
             + "; refused a different request (" + Json.quote(r.method()) + ") with the same id");
         Replies.error(response, callback, 409, r.id(), ErrorCodes.INVALID_REQUEST,
             "JSON-RPC id already in flight on this session; use a distinct id per outstanding request");
+        yield null;
+      }
+      case Session.Admission.Gone g -> {
+        int status = session.dead() ? 503 : 404;
+        Replies.error(response, callback, status, r.id(), ErrorCodes.UPSTREAM_ERROR,
+            status == 404 ? "unknown or expired session" : "backend unavailable: " + session.deathReason());
         yield null;
       }
       case Session.Admission.Full f -> {
@@ -260,80 +271,78 @@ final class McpEndpoint {
   }
 
   /**
-   * The body, read only when its declared size is within the bound; null after answering 400 or
-   * 413 itself (with the connection closed, since the rest of the body is not read).
+   * The body, read only when its declared size is within the bound and the gateway's allowance for
+   * bodies has room (its bytes are then taken from {@link #bodies}); null after answering 413 or
+   * 503 itself, with the connection closed since the rest of the body is not read.
    */
   private byte[] readBody(Request request, Response response, Callback callback) throws IOException {
     long max = config.maxMessageSize() <= 0 ? Integer.MAX_VALUE - 16 : Math.min(config.maxMessageSize(), Integer.MAX_VALUE - 16);
-    String declared = request.getHeaders().get(HttpHeader.CONTENT_LENGTH);
-    if (declared != null) {
-      long length;
-      try {
-        length = Long.parseLong(declared.trim());
-      } catch (NumberFormatException e) {
-        length = -1;
-      }
-      if (length < 0) {
-        response.getHeaders().put(HttpHeader.CONNECTION, "close");
-        Replies.error(response, callback, 400, null, ErrorCodes.INVALID_REQUEST, "invalid Content-Length");
-        return null;
-      }
-      if (length > max) {
-        tooLarge(response, callback, max);
-        return null;
-      }
+    long declared = request.getLength(); // -1 when chunked; Jetty has refused malformed lengths already
+    if (declared > max) {
+      tooLarge(response, callback, max);
+      return null;
     }
+    long reserved = declared >= 0 ? declared : 0;
+    if (!bodies.tryTake(reserved)) {
+      busy(response, callback);
+      return null;
+    }
+    byte[] body;
     try (InputStream in = Request.asInputStream(request)) {
-      byte[] body = in.readNBytes((int) max + 1);
-      if (body.length > max) {
-        tooLarge(response, callback, max);
-        return null;
+      if (declared >= 0) {
+        body = in.readNBytes((int) declared);
+      } else {
+        body = readChunked(in, max, response, callback);
+        if (body == null) {
+          return null;
+        }
       }
-      return body;
+    } catch (IOException | RuntimeException e) {
+      bodies.giveBack(reserved);
+      throw e;
     }
+    bodies.giveBack(reserved);
+    if (!bodies.tryTake(body.length)) { // the same amount for fixed lengths: the swap cannot fail then
+      busy(response, callback);
+      return null;
+    }
+    return body;
+  }
+
+  /** A body without a declared length, read in steps that each take their share of the allowance. */
+  private byte[] readChunked(InputStream in, long max, Response response, Callback callback) throws IOException {
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    byte[] step = new byte[64 * 1024];
+    long taken = 0;
+    try {
+      for (int n; (n = in.read(step)) > 0; ) {
+        if (out.size() + n > max) {
+          tooLarge(response, callback, max);
+          return null;
+        }
+        if (!bodies.tryTake(n)) {
+          busy(response, callback);
+          return null;
+        }
+        taken += n;
+        out.write(step, 0, n);
+      }
+      return out.toByteArray();
+    } finally {
+      bodies.giveBack(taken); // readBody takes the whole body's bytes again
+    }
+  }
+
+  private static void busy(Response response, Callback callback) {
+    response.getHeaders().put(HttpHeader.CONNECTION, "close");
+    response.getHeaders().put(HttpHeader.RETRY_AFTER, "1");
+    Replies.error(response, callback, 503, null, ErrorCodes.UPSTREAM_ERROR,
+        "the gateway is holding as many request bodies as it may (" + (BODY_BYTES >> 20) + " MiB); retry shortly");
   }
 
   private static void tooLarge(Response response, Callback callback, long max) {
     response.getHeaders().put(HttpHeader.CONNECTION, "close");
     Replies.error(response, callback, 413, null, ErrorCodes.INVALID_REQUEST,
         "message too large (limit " + max + " bytes, --max-message-size)");
-  }
-
-  /** Feeds the child's output to its session. */
-  private final class ChildListener implements ChildProcess.Listener {
-    private final Session session;
-
-    ChildListener(Session session) {
-      this.session = session;
-    }
-
-    @Override
-    public void onLine(byte[] line) {
-      session.route(line);
-    }
-
-    @Override
-    public void onOversizedLine(long length) {
-      session.log.warn("the server wrote a " + length + "-byte line, over --max-message-size; dropped");
-    }
-
-    @Override
-    public void onStdoutClosed() {
-      ChildProcess child = session.child();
-      String reason = "the server process exited";
-      if (child != null && !session.ended()) {
-        try {
-          int code = child.exited().get(config.ladder().afterStdinClosed().toMillis(),
-              java.util.concurrent.TimeUnit.MILLISECONDS);
-          reason = "the server process exited with code " + code;
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-          reason = "the server closed its stdout";
-        }
-        session.log.warn(reason);
-      }
-      session.childGone(reason);
-    }
   }
 }

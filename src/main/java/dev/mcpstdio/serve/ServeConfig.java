@@ -49,13 +49,19 @@ public record ServeConfig(
   public static final Duration DEFAULT_BACKEND_TIMEOUT = Duration.ofSeconds(120);
   public static final Duration DEFAULT_KEEP_ALIVE = Duration.ofSeconds(15);
 
+  /**
+   * Sessions whose clients vanished without DELETE would otherwise hold their children, and
+   * their slots, until a restart.
+   */
+  public static final Duration DEFAULT_SESSION_IDLE_TTL = Duration.ofMinutes(30);
+
   public ServeConfig {
     allowedOrigins = List.copyOf(allowedOrigins);
   }
 
   /** Defaults for everything but the child: loopback, port 8080, {@code /mcp}, no auth. */
   public static ServeConfig defaults(ChildSpec child) {
-    return new ServeConfig("127.0.0.1", DEFAULT_PORT, DEFAULT_PATH, child, DEFAULT_MAX_SESSIONS, Duration.ZERO,
+    return new ServeConfig("127.0.0.1", DEFAULT_PORT, DEFAULT_PATH, child, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TTL,
         DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_BACKEND_TIMEOUT, DEFAULT_KEEP_ALIVE, List.of(), null, null,
         ChildProcess.Ladder.DEFAULT, Log.Level.INFO);
   }
@@ -83,9 +89,5 @@ public record ServeConfig(
   public ServeConfig withChild(ChildSpec newChild, ChildProcess.Ladder newLadder) {
     return new ServeConfig(host, port, path, newChild, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
         keepAlive, allowedOrigins, publicUrl, authToken, newLadder, logLevel);
-  }
-
-  public boolean authEnabled() {
-    return authToken != null && !authToken.isEmpty();
   }
 }

@@ -8,24 +8,32 @@ import dev.mcpstdio.jsonrpc.JsonRpcMessage;
 import dev.mcpstdio.jsonrpc.MalformedMessageException;
 import dev.mcpstdio.process.ChildProcess;
 import dev.mcpstdio.stdio.Log;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * One MCP session: one child process, the client requests in flight on it, and its GET stream.
  *
- * <p>The child's stdout pump calls {@link #route} for every line, in the order the child wrote
+ * <p>The child's stdout pump calls {@link #onLine} for every line, in the order the child wrote
  * them. A response goes to the exchange waiting for its id. Progress goes to the exchange whose
  * request carried that progress token. Log messages and the child's own requests (sampling,
  * elicitation, roots) go to the oldest request still streaming, since the child sends them while
  * a request runs; other notifications belong to no request and go to the GET stream. What has no
- * stream to go to waits in a bounded backlog for the next GET stream. Every message goes to
- * exactly one place; nothing is broadcast.
+ * stream to go to waits in a bounded backlog for the next GET stream, and what a departed client
+ * left unread goes back there. Every message goes to exactly one place; nothing is broadcast.
+ *
+ * <p>The GET stream, the backlog and the ended flag change only under {@link #streamLock}.
  */
-final class Session {
+final class Session implements ChildProcess.Listener {
 
   /** Messages kept for a GET stream that is not open yet. */
   static final int BACKLOG = 1024;
@@ -44,24 +52,35 @@ final class Session {
     record Conflict(String existingMethod) implements Admission {}
 
     record Full() implements Admission {}
+
+    /** The session ended (or its child died) while the request was on its way in. */
+    record Gone() implements Admission {}
   }
 
   final String id;
   final Log log;
+  private final ByteBudget queuedBytes;
+  private final Duration exitWait;
   private final Map<JsonRpcId, Exchange> inFlight = new ConcurrentHashMap<>();
-  private final ArrayDeque<byte[]> backlog = new ArrayDeque<>();
+  private final Object streamLock = new Object();
+  private final ArrayDeque<byte[]> backlog = new ArrayDeque<>(); // guarded by streamLock
+  private SessionStream stream; // guarded by streamLock
   private final AtomicLong sequence = new AtomicLong();
   private final AtomicLong lastActivityNanos = new AtomicLong(System.nanoTime());
   private volatile ChildProcess child;
-  private volatile SessionStream stream;
   private volatile boolean dead;
   private volatile String deathReason;
-  private volatile String protocolVersion;
   private volatile boolean ended;
 
-  Session(String id, Log log) {
+  /**
+   * @param queuedBytes the gateway-wide allowance for messages waiting for slow clients
+   * @param exitWait how long to wait for the child's exit code once its stdout has closed
+   */
+  Session(String id, Log log, ByteBudget queuedBytes, Duration exitWait) {
     this.id = id;
     this.log = log;
+    this.queuedBytes = queuedBytes;
+    this.exitWait = exitWait;
   }
 
   void attach(ChildProcess process) {
@@ -87,8 +106,9 @@ final class Session {
 
   /** True when nothing is in flight and no stream is open: the session may be reaped when idle. */
   boolean quiet() {
-    SessionStream s = stream;
-    return inFlight.isEmpty() && (s == null || s.ended());
+    synchronized (streamLock) {
+      return inFlight.isEmpty() && (stream == null || stream.ended());
+    }
   }
 
   boolean dead() {
@@ -103,28 +123,25 @@ final class Session {
     return ended;
   }
 
-  String protocolVersion() {
-    return protocolVersion;
-  }
-
-  void protocolVersion(String version) {
-    this.protocolVersion = version;
-  }
-
-  /** Writes one message to the child; false when the child can no longer take it. */
+  /** Queues one message for the child; false when the session or the child can no longer take it. */
   boolean send(byte[] json) {
     touch();
     ChildProcess c = child;
-    return c != null && !dead && c.send(json);
+    return c != null && !dead && !ended && c.send(json);
   }
 
   Admission admit(JsonRpcMessage.Request request, boolean streaming) {
     JsonRpcId token = Json.id(request.bytes(), Json.field(request.bytes(), Json.field(request.bytes(),
         request.params(), "_meta"), "progressToken"));
-    Exchange fresh = new Exchange(request, token, streaming, sequence.incrementAndGet());
+    Exchange fresh = new Exchange(request, token, streaming, sequence.incrementAndGet(), queuedBytes);
     while (true) {
       Exchange existing = inFlight.putIfAbsent(request.id(), fresh);
       if (existing == null) {
+        // Checked after the insert: either failAll sees this exchange, or this sees the flag.
+        if (ended || dead) {
+          inFlight.remove(request.id(), fresh);
+          return new Admission.Gone();
+        }
         if (inFlight.size() > MAX_IN_FLIGHT) {
           inFlight.remove(request.id(), fresh);
           return new Admission.Full();
@@ -148,20 +165,36 @@ final class Session {
     touch();
   }
 
+  /** The client cancelled request {@code requestId}: its exchange ends now, without an answer. */
+  void cancelledByClient(JsonRpcId requestId) {
+    Exchange e = requestId == null ? null : inFlight.get(requestId);
+    if (e != null && e.complete(new Exchange.Outcome.Cancelled())) {
+      log.debug("request " + requestId + " cancelled by the client");
+    }
+  }
+
+  /** A stream's client went away: what it left unread goes to the session stream instead. */
+  void abandoned(Exchange exchange) {
+    for (byte[] message : exchange.abandon()) {
+      toStream(message, "a message for a departed client");
+    }
+  }
+
   /**
-   * Opens the GET stream, handing it whatever waited in the backlog.
-   *
-   * @return null when a GET stream is already open (one per session)
+   * Opens the GET stream, handing it whatever waited in the backlog. The newest stream wins: one
+   * still open (perhaps over a connection that died silently) is ended and its unwritten messages
+   * move to the new one, so a client that reconnects is never locked out.
    */
   SessionStream openStream() {
-    synchronized (backlog) {
-      SessionStream current = stream;
-      if (current != null && !current.ended()) {
-        return null;
+    synchronized (streamLock) {
+      SessionStream fresh = new SessionStream(queuedBytes);
+      if (stream != null && !stream.ended()) {
+        stream.end();
+        backlogFirst(stream.drain());
+        log.info("a new session stream replaces the open one");
       }
-      SessionStream fresh = new SessionStream();
       while (!backlog.isEmpty() && fresh.offer(backlog.peekFirst())) {
-        backlog.pollFirst();
+        queuedBytes.giveBack(backlog.pollFirst().length); // now counted by the stream
       }
       stream = fresh;
       touch();
@@ -172,13 +205,38 @@ final class Session {
     }
   }
 
-  void closeStream(SessionStream s) {
-    s.end();
+  /**
+   * The GET stream's writer is done (its client left, or the session ended). Unwritten messages,
+   * {@code unsent} first, go back to the backlog for the next stream.
+   */
+  void closeStream(SessionStream s, byte[] unsent) {
+    synchronized (streamLock) {
+      s.end();
+      List<byte[]> rest = new java.util.ArrayList<>(s.drain());
+      if (unsent != null) {
+        rest.addFirst(unsent);
+      }
+      if (!ended) {
+        backlogFirst(rest);
+      }
+    }
     touch();
   }
 
-  /** Routes one line of the child's stdout. Runs on the child's stdout pump. */
-  void route(byte[] line) {
+  /** Puts messages back at the head of the backlog, oldest first, within its bounds. */
+  private void backlogFirst(List<byte[]> messages) {
+    for (int i = messages.size() - 1; i >= 0; i--) {
+      byte[] m = messages.get(i);
+      if (backlog.size() >= BACKLOG || !queuedBytes.tryTake(m.length)) {
+        log.warn("the session backlog is full; dropped a message a departed client did not read");
+        continue;
+      }
+      backlog.addFirst(m);
+    }
+  }
+
+  @Override
+  public void onLine(byte[] line) {
     JsonRpcMessage message;
     try {
       message = JsonRpcCodec.parse(line);
@@ -197,7 +255,7 @@ final class Session {
       case JsonRpcMessage.Notification n when n.method().equals("notifications/progress") -> {
         JsonRpcId token = Json.id(line, Json.field(line, n.params(), "progressToken"));
         Exchange owner = token == null ? null : byProgressToken(token);
-        if (owner == null || !relate(owner, line)) {
+        if (owner == null || !owner.relate(line)) { // not taken: the session stream gets it
           toStream(line, n.method());
         }
       }
@@ -209,12 +267,36 @@ final class Session {
     }
   }
 
+  @Override
+  public void onOversizedLine(long length) {
+    log.warn("the server wrote a " + length + "-byte line, over --max-message-size; dropped");
+  }
+
+  @Override
+  public void onStdoutClosed() {
+    String reason = "the server process exited";
+    ChildProcess c = child;
+    if (c != null && !ended) {
+      try {
+        reason = "the server process exited with code " + c.exited().get(exitWait.toMillis(), TimeUnit.MILLISECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      } catch (ExecutionException | TimeoutException e) {
+        reason = "the server closed its stdout";
+      }
+      log.warn(reason);
+    }
+    deathReason = reason;
+    dead = true;
+    failAll(reason);
+  }
+
   private void relateOrStream(byte[] line, String method) {
     Exchange running = inFlight.values().stream()
         .filter(Exchange::acceptsRelated)
         .min(Comparator.comparingLong(e -> e.sequence))
         .orElse(null);
-    if (running == null || !relate(running, line)) {
+    if (running == null || !running.relate(line)) {
       toStream(line, method);
     }
   }
@@ -228,56 +310,49 @@ final class Session {
     return null;
   }
 
-  private boolean relate(Exchange exchange, byte[] line) {
-    if (exchange.relate(line)) {
-      return true;
-    }
-    log.warn("request " + exchange.id + " has " + Exchange.MAX_QUEUED + " messages waiting for its client; "
-        + "sending the next one to the session stream");
-    return false;
-  }
-
-  private void toStream(byte[] line, String method) {
-    synchronized (backlog) {
-      SessionStream s = stream;
-      if (s != null && !s.ended()) {
-        if (!s.offer(line)) {
-          log.warn("the session stream's client is not reading; dropped " + method);
+  private void toStream(byte[] line, String what) {
+    synchronized (streamLock) {
+      if (stream != null && !stream.ended()) {
+        if (!stream.offer(line)) {
+          log.warn("the session stream's client is not reading; dropped " + what);
         }
         return;
       }
+      if (ended) {
+        return;
+      }
       if (backlog.size() >= BACKLOG) {
-        backlog.pollFirst();
+        queuedBytes.giveBack(backlog.pollFirst().length);
         log.warn("no session stream open and " + BACKLOG + " messages waiting; dropped the oldest");
+      }
+      if (!queuedBytes.tryTake(line.length)) {
+        log.warn("messages waiting for clients use the whole allowance (" + queuedBytes.limit() + " bytes); dropped "
+            + what);
+        return;
       }
       backlog.addLast(line);
     }
   }
 
-  /** The child's stdout ended: fail everything in flight and end the stream. */
-  void childGone(String reason) {
-    if (ended) {
-      return;
-    }
-    deathReason = reason;
-    dead = true;
-    failAll(503, reason);
-  }
-
   /** Ends the session for good: nothing new is accepted; the caller then closes the child. */
   void end(String reason) {
-    ended = true;
-    failAll(503, reason);
+    synchronized (streamLock) {
+      ended = true;
+      for (byte[] m : backlog) {
+        queuedBytes.giveBack(m.length);
+      }
+      backlog.clear();
+    }
+    failAll(reason);
   }
 
-  private void failAll(int status, String reason) {
+  private void failAll(String reason) {
     for (Exchange e : inFlight.values()) {
-      e.complete(new Exchange.Outcome.Failed(status, reason));
+      e.complete(new Exchange.Outcome.Failed(503, reason));
     }
-    synchronized (backlog) {
-      SessionStream s = stream;
-      if (s != null) {
-        s.end();
+    synchronized (streamLock) {
+      if (stream != null) {
+        stream.end();
       }
     }
   }
@@ -290,9 +365,12 @@ final class Session {
     }
   }
 
-  /** Tells the child to stop working on a request the client will no longer wait for. */
+  /** Tells the child to stop working on a request the client will no longer wait for; never waits. */
   void cancel(JsonRpcId requestId, String reason) {
-    send(("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":"
-        + requestId.json() + ",\"reason\":" + Json.quote(reason) + "}}").getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    ChildProcess c = child;
+    if (c != null && !dead && !ended) {
+      c.trySend(("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":"
+          + requestId.json() + ",\"reason\":" + Json.quote(reason) + "}}").getBytes(StandardCharsets.UTF_8));
+    }
   }
 }

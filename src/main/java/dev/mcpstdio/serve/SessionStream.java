@@ -1,13 +1,19 @@
 package dev.mcpstdio.serve;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
  * The queue behind a session's GET stream: messages from the child that belong to no request
  * (list changes, resource updates, requests made while no request runs). One writer thread drains
- * it onto the HTTP response. Bounded by {@link #CAPACITY}; a client that stops reading loses
- * messages past it, each drop logged, rather than making the gateway hold them without limit.
+ * it onto the HTTP response.
+ *
+ * <p>Producers ({@link #offer}, {@link #end}, {@link #drain}) are called under the owning
+ * {@link Session}'s stream lock, so nothing lands behind the end marker unseen. Bounded by
+ * {@link #CAPACITY} messages and by the session's {@link ByteBudget}; the bytes of a message are
+ * given back when the writer takes it or when it is drained.
  */
 final class SessionStream {
 
@@ -16,23 +22,45 @@ final class SessionStream {
   /** Put on the queue to make the writer finish. */
   private static final byte[] END = new byte[0];
 
-  private final LinkedBlockingQueue<byte[]> queue = new LinkedBlockingQueue<>(CAPACITY + 1);
+  private final LinkedBlockingQueue<byte[]> queue = new LinkedBlockingQueue<>();
+  private final ByteBudget budget;
   private volatile boolean ended;
 
-  /** False when the stream has ended or its queue is full. */
-  boolean offer(byte[] message) {
-    // One slot stays free for END: the child's stdout pump is the only producer of messages.
-    return !ended && queue.size() < CAPACITY && queue.offer(message);
+  SessionStream(ByteBudget budget) {
+    this.budget = budget;
   }
 
-  /** Ends the stream: the writer finishes after what is already queued. */
+  /** False when the stream has ended, is full, or the budget is spent. */
+  boolean offer(byte[] message) {
+    if (ended || queue.size() >= CAPACITY || !budget.tryTake(message.length)) {
+      return false;
+    }
+    queue.add(message);
+    return true;
+  }
+
+  /** Ends the stream: the writer finishes after what is queued (unless it is drained first). */
   void end() {
-    ended = true;
-    queue.offer(END);
+    if (!ended) {
+      ended = true;
+      queue.add(END);
+    }
   }
 
   boolean ended() {
     return ended;
+  }
+
+  /** Takes back the messages not yet written (their bytes given back), oldest first. */
+  List<byte[]> drain() {
+    List<byte[]> rest = new ArrayList<>();
+    queue.drainTo(rest);
+    rest.removeIf(m -> m == END);
+    rest.forEach(m -> budget.giveBack(m.length));
+    if (ended) {
+      queue.add(END);
+    }
+    return rest;
   }
 
   /**
@@ -41,6 +69,13 @@ final class SessionStream {
    */
   byte[] next(long millis) throws InterruptedException {
     byte[] message = queue.poll(millis, TimeUnit.MILLISECONDS);
-    return message == END ? null : message;
+    if (message == END) {
+      queue.add(END); // stays ended for any later call
+      return null;
+    }
+    if (message != null) {
+      budget.giveBack(message.length);
+    }
+    return message;
   }
 }

@@ -5,11 +5,11 @@ import dev.mcpstdio.stdio.Log;
 import java.io.IOException;
 import java.security.SecureRandom;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
@@ -21,10 +21,14 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Session ids are 128 random bits from a CSPRNG, hex-encoded (visible ASCII, as the spec
  * requires). A session whose child died stays listed until a request learns of it (503) or the
- * reaper's next pass, then it is gone (404). Children are closed on virtual threads so a wedged
- * child never stalls a request or the reaper; shutdown waits for all of them.
+ * reaper's next pass, then it is gone (404). Children are closed on threads of their own so a
+ * wedged child never stalls a request or the reaper; shutdown waits for all of them, bounded by
+ * the ladder.
  */
 final class Sessions {
+
+  /** Messages from all children waiting for slow clients, in bytes at most. */
+  static final long QUEUED_BYTES = 128L << 20;
 
   private static final SecureRandom RANDOM = new SecureRandom();
 
@@ -32,7 +36,8 @@ final class Sessions {
   private final Log log;
   private final Map<String, Session> byId = new ConcurrentHashMap<>();
   private final Semaphore slots;
-  private final List<Thread> closers = new ArrayList<>();
+  private final ByteBudget queuedBytes = new ByteBudget(QUEUED_BYTES);
+  private final ExecutorService closers = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("close-", 0).factory());
   private final ScheduledExecutorService reaper;
   private volatile boolean shuttingDown;
 
@@ -62,24 +67,28 @@ final class Sessions {
     return slots.availablePermits() == 0;
   }
 
-  /** A new session with a freshly spawned child, or null when the cap is reached. */
-  Session create(java.util.function.Function<Session, ChildProcess.Listener> listeners) throws IOException {
+  /** A new session with a freshly spawned child, or null when the cap is reached or shutting down. */
+  Session create() throws IOException {
     if (shuttingDown || !slots.tryAcquire()) {
       return null;
     }
     byte[] raw = new byte[16];
     RANDOM.nextBytes(raw);
     String id = HexFormat.of().formatHex(raw);
-    Session session = new Session(id, log.tagged("session " + Session.shortId(id)));
+    Session session = new Session(id, log.tagged("session " + Session.shortId(id)), queuedBytes,
+        config.ladder().afterStdinClosed());
     try {
-      ChildProcess child = ChildProcess.start(config.child(), config.maxMessageSize(), session.log.tagged("child"),
-          config.ladder(), listeners.apply(session));
-      session.attach(child);
+      session.attach(ChildProcess.start(config.child(), config.maxMessageSize(), session.log.tagged("child"),
+          config.ladder(), session));
     } catch (IOException | RuntimeException e) {
       slots.release();
       throw e instanceof IOException io ? io : new IOException(e.getMessage(), e);
     }
     byId.put(id, session);
+    if (shuttingDown) { // shutdown swept the map between the check above and the put
+      end(session, "the gateway is shutting down");
+      return null;
+    }
     return session;
   }
 
@@ -94,39 +103,37 @@ final class Sessions {
     }
     slots.release();
     session.end(reason);
-    Thread closer = Thread.ofVirtual().name("close-" + Session.shortId(session.id)).unstarted(session::closeChild);
-    synchronized (closers) {
-      closers.removeIf(t -> !t.isAlive());
-      closers.add(closer);
-    }
-    closer.start();
+    closers.execute(session::closeChild);
   }
 
   private void reap() {
-    Duration ttl = config.sessionIdleTtl();
-    for (Session s : byId.values()) {
-      if (s.dead()) {
-        end(s, "the server process exited");
-      } else if (!ttl.isZero() && s.quiet() && s.idleNanos() > ttl.toNanos()) {
-        s.log.info("idle for " + ttl.toSeconds() + " s; ending the session");
-        end(s, "session expired");
+    try {
+      Duration ttl = config.sessionIdleTtl();
+      for (Session s : byId.values()) {
+        if (s.dead()) {
+          end(s, "the server process exited");
+        } else if (!ttl.isZero() && s.quiet() && s.idleNanos() > ttl.toNanos()) {
+          s.log.info("idle for " + ttl.toSeconds() + " s; ending the session");
+          end(s, "session expired");
+        }
       }
+    } catch (RuntimeException e) { // an escaped exception would cancel every later pass
+      log.error("session reaper: " + e);
     }
   }
 
-  /** Ends every session and waits (bounded by the ladder) until every child is reaped. */
+  /** Ends every session and waits until every child is reaped, at most the ladder's length and a bit. */
   void shutdown() throws InterruptedException {
     shuttingDown = true;
     reaper.shutdownNow();
+    reaper.awaitTermination(5, TimeUnit.SECONDS);
     for (Session s : List.copyOf(byId.values())) {
       end(s, "the gateway is shutting down");
     }
-    List<Thread> waiting;
-    synchronized (closers) {
-      waiting = List.copyOf(closers);
-    }
-    for (Thread t : waiting) {
-      t.join();
+    closers.shutdown();
+    Duration ladder = config.ladder().afterStdinClosed().plus(config.ladder().afterTerm()).multipliedBy(2);
+    if (!closers.awaitTermination(ladder.toMillis() + 2000, TimeUnit.MILLISECONDS)) {
+      log.error("some children could not be ended in time");
     }
   }
 }

@@ -71,14 +71,14 @@ class ServeCommandTest {
       assertThat(c.port()).isEqualTo(8080);
       assertThat(c.path()).isEqualTo("/mcp");
       assertThat(c.maxSessions()).isEqualTo(100);
-      assertThat(c.sessionIdleTtl()).isZero();
+      assertThat(c.sessionIdleTtl()).isEqualTo(Duration.ofMinutes(30));
       assertThat(c.maxMessageSize()).isEqualTo(10L * 1024 * 1024);
       assertThat(c.backendTimeout()).isEqualTo(Duration.ofSeconds(120));
       assertThat(c.keepAlive()).isEqualTo(ServeConfig.DEFAULT_KEEP_ALIVE);
       assertThat(c.allowedOrigins()).isEmpty();
       assertThat(c.publicUrl()).isNull();
       assertThat(c.authToken()).isNull();
-      assertThat(c.authEnabled()).isFalse();
+      assertThat(c.authToken()).isNull();
       assertThat(c.ladder()).isEqualTo(ChildProcess.Ladder.DEFAULT);
       assertThat(c.logLevel()).isEqualTo(Log.Level.INFO);
       assertThat(logText()).isEmpty(); // loopback without a token is not worth a warning
@@ -92,7 +92,7 @@ class ServeCommandTest {
       assertThat(argv.getLast()).isEqualTo("demo");
       assertThat(argv).contains(Main.class.getName(), "-cp", "-Xlog:disable", "-XX:+DisplayVMOutputToStderr");
       assertThat(argv.getFirst()).isEqualTo(ProcessHandle.current().info().command().orElse("java"));
-      assertThat(c.child()).isEqualTo(ServeCommand.demoChild(Map.of()));
+      assertThat(c.child()).isEqualTo(ServeCommand.demoChild(Map.of()).without(java.util.Set.of("MCP_STDIO_SERVE_TOKEN")));
     }
 
     @Test
@@ -100,6 +100,7 @@ class ServeCommandTest {
       ServeConfig c = parse(Map.of("MCP_STDIO_LAUNCHER", "/bin/sh"));
 
       assertThat(c.child().argv()).containsExactly("/bin/sh", "demo");
+      assertThat(c.child().extraEnv()).containsEntry("MCP_STDIO_NO_BUILD", "1"); // never rebuilt under serve
     }
 
     @Test
@@ -262,7 +263,8 @@ class ServeCommandTest {
       ServeConfig c = parse(Map.of("MCP_STDIO_SERVE_TOKEN", TOKEN));
 
       assertThat(c.authToken()).isEqualTo(TOKEN);
-      assertThat(c.authEnabled()).isTrue();
+      assertThat(c.authToken()).isNotBlank();
+      assertThat(c.child().removedEnv()).contains("MCP_STDIO_SERVE_TOKEN");
       assertThat(logText()).doesNotContain("ps");
 
       log.info("the client sent " + TOKEN + " as a query value");

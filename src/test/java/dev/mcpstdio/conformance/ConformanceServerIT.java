@@ -275,9 +275,10 @@ class ConformanceServerIT {
   }
 
   private static String describe(JsonNode check) {
+    JsonNode details = check.path("details");
     return check.path("status").asString("") + " " + check.path("id").asString("") + ": "
         + check.path("errorMessage").asString(check.path("description").asString(""))
-        + " details=" + check.path("details");
+        + (details.isMissingNode() ? "" : " details=" + details);
   }
 
   private static Path newestRunDir(Path results, String prefix) throws IOException {

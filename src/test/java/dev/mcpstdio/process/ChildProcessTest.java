@@ -428,6 +428,16 @@ class ChildProcessTest {
     assertThatThrownBy(() -> ChildProcess.start(spec, 1024, log, SHORT, new Recorder())).isInstanceOf(IOException.class);
   }
 
+  @Test
+  void variablesCanBeRemovedFromTheInheritedEnvironment() throws Exception {
+    Recorder out = new Recorder();
+    ChildSpec spec = new ChildSpec(List.of("/bin/sh", "-c", "echo \"${HOME-unset} ${EXTRA-unset}\""))
+        .without(java.util.Set.of("HOME")).with(java.util.Map.of("EXTRA", "added"));
+    ChildProcess child = ChildProcess.start(spec, 1024, log, SHORT, out);
+    started.add(child);
+    assertThat(out.awaitLine(0)).isEqualTo("unset added");
+  }
+
   // ---------------------------------------------------------------- close ladder
 
   @Nested

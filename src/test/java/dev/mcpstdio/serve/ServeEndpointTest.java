@@ -142,14 +142,25 @@ class ServeEndpointTest {
   }
 
   @Test
-  void theSessionStreamSendsKeepAlivesAndOnlyOneMayBeOpen() throws Exception {
+  void theSessionStreamSendsKeepAlivesAndANewStreamReplacesTheOpenOne() throws Exception {
     String session = serve.initialize();
-    HttpResponse<Stream<String>> stream = serve.openStream(session);
-    Iterator<String> lines = stream.body().iterator();
+    HttpResponse<Stream<String>> first = serve.openStream(session);
+    Iterator<String> lines = first.body().iterator();
     assertThat(lines.next()).isEqualTo(": keepalive"); // keep-alive every 300 ms in this harness
-    HttpResponse<String> second = serve.http.send(serve.request(session).header("Accept", "text/event-stream").GET().build(),
-        HttpResponse.BodyHandlers.ofString());
-    assertThat(second.statusCode()).isEqualTo(409);
+    CompletableFuture<Long> firstEnds = CompletableFuture.supplyAsync(() -> {
+      long n = 0;
+      while (lines.hasNext()) {
+        lines.next();
+        n++;
+      }
+      return n;
+    });
+    // a client that reconnects (its old connection may be dead without anyone knowing) is never locked out
+    HttpResponse<Stream<String>> second = serve.openStream(session);
+    assertThat(second.statusCode()).isEqualTo(200);
+    assertThat(firstEnds.get(10, TimeUnit.SECONDS)).isNotNegative();
+    assertThat(second.body().iterator().next()).isEqualTo(": keepalive");
+    serve.awaitLog("a new session stream replaces the open one");
   }
 
   @Test
@@ -190,6 +201,40 @@ class ServeEndpointTest {
     // once answered, the id may be used again
     assertThat(serve.post(session, "{\"jsonrpc\":\"2.0\",\"id\":13,\"method\":\"ping\"}", false).body())
         .isEqualTo("{\"jsonrpc\":\"2.0\",\"id\":13,\"result\":{}}");
+  }
+
+  @Test
+  void aClientsCancelEndsItsStreamAtOnceWithoutAnAnswer() throws Exception {
+    String session = serve.initialize();
+    HttpResponse<Stream<String>> call = serve.postStreaming(session, "{\"jsonrpc\":\"2.0\",\"id\":21,\"method\":"
+        + "\"tools/call\",\"params\":{\"name\":\"slow\",\"arguments\":{\"steps\":100,\"delayMs\":100},\"_meta\":{\"progressToken\":21}}}");
+    Iterator<String> lines = call.body().iterator();
+    assertThat(nextEvent(lines)).contains("notifications/progress");
+    HttpResponse<String> cancel = serve.post(session,
+        "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":21,\"reason\":\"user\"}}", true);
+    assertThat(cancel.statusCode()).isEqualTo(202);
+    CompletableFuture<List<String>> rest = CompletableFuture.supplyAsync(() -> {
+      List<String> events = new java.util.ArrayList<>();
+      for (String event; (event = nextEvent(lines)) != null; ) {
+        events.add(event);
+      }
+      return events;
+    });
+    assertThat(rest.get(5, TimeUnit.SECONDS)).noneMatch(e -> e.contains("\"id\":21")); // well before the 10 s of work
+  }
+
+  @Test
+  void aClientsCancelEndsAJsonWaitAtOnce() throws Exception {
+    String session = serve.initialize();
+    HttpResponse<Stream<String>> stream = serve.openStream(session); // where the progress goes for a JSON request
+    Iterator<String> lines = stream.body().iterator();
+    CompletableFuture<HttpResponse<String>> call = CompletableFuture.supplyAsync(() -> send(session,
+        "{\"jsonrpc\":\"2.0\",\"id\":22,\"method\":\"tools/call\",\"params\":{\"name\":\"slow\",\"arguments\":"
+            + "{\"steps\":100,\"delayMs\":100},\"_meta\":{\"progressToken\":22}}}"));
+    assertThat(nextEvent(lines)).contains("notifications/progress"); // in flight
+    serve.post(session, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":22}}", false);
+    HttpResponse<String> answer = call.get(5, TimeUnit.SECONDS);
+    assertThat(answer.body()).contains("\"id\":22").contains("cancelled by the client");
   }
 
   @Test
