@@ -103,6 +103,7 @@ final class CliOptions {
    */
   static ParseResult parseOrAnswer(CommandLine commandLine, String[] args, String[] ownArgs, String seeHelp,
       PrintWriter err) throws UsageException {
+    commandLine.setExpandAtFiles(false); // "@scope/pkg" and a child's own @argfile are arguments, not files to inline
     ParseResult r;
     try {
       r = commandLine.parseArgs(args);

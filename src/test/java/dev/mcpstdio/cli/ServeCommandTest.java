@@ -85,6 +85,13 @@ class ServeCommandTest {
     }
 
     @Test
+    void atFileArgumentsReachTheChildLiterally(@TempDir Path dir) throws Exception {
+      Path file = Files.writeString(dir.resolve("args.txt"), "hello world\n");
+      ServeConfig c = parse("--", "npx", "@" + file, "@modelcontextprotocol/server-everything");
+      assertThat(c.child().argv()).containsExactly("npx", "@" + file, "@modelcontextprotocol/server-everything");
+    }
+
+    @Test
     void withoutACommandTheDemoServerIsTheChild() throws Exception {
       ServeConfig c = parse();
 
