@@ -36,12 +36,27 @@ final class EventStream {
   }
 
   void message(byte[] json) throws IOException {
+    message(json, null);
+  }
+
+  /** One message event, with an {@code id:} line when {@code id} is not null (a resumable stream). */
+  void message(byte[] json, String id) throws IOException {
     // Raw CR or LF can only be whitespace in valid JSON; they would split the data line.
     byte[] line = Ndjson.needsRewrite(json) ? Ndjson.frame(json) : json;
     int length = line == json ? json.length : line.length - 1; // frame() adds an LF
-    ByteBuffer event = ByteBuffer.allocate(EVENT_HEAD.length + length + EVENT_TAIL.length);
-    event.put(EVENT_HEAD).put(line, 0, length).put(EVENT_TAIL).flip();
+    byte[] idLine = id == null ? new byte[0] : ("id: " + id + "\n").getBytes(StandardCharsets.US_ASCII);
+    ByteBuffer event = ByteBuffer.allocate(idLine.length + EVENT_HEAD.length + length + EVENT_TAIL.length);
+    event.put(idLine).put(EVENT_HEAD).put(line, 0, length).put(EVENT_TAIL).flip();
     Replies.blockingWrite(response, false, event);
+  }
+
+  /**
+   * The priming event of a resumable stream (SEP-1699): an id with empty data, and how long a
+   * client should wait before reconnecting with it.
+   */
+  void prime(String id, long retryMillis) throws IOException {
+    Replies.blockingWrite(response, false, ByteBuffer.wrap(
+        ("id: " + id + "\nretry: " + retryMillis + "\ndata: \n\n").getBytes(StandardCharsets.US_ASCII)));
   }
 
   void keepAlive() throws IOException {

@@ -1,11 +1,14 @@
 package dev.mcpstdio.serve;
 
+import dev.mcpstdio.jsonrpc.ErrorCodes;
+import dev.mcpstdio.jsonrpc.JsonRpcErrors;
 import dev.mcpstdio.jsonrpc.JsonRpcId;
 import dev.mcpstdio.jsonrpc.JsonRpcMessage;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.LinkedBlockingDeque;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -15,14 +18,24 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>The outcome is settled exactly once: the child's response, the client's own cancellation, or
  * the gateway's failure. Related messages are queued ahead of a final {@link Event.Done}, and none
- * is accepted once the outcome is settled or the stream's client has gone (both under this
- * exchange's lock), so every message queued here is either written or handed back by
- * {@link #abandon()}: none is lost in between.
+ * is accepted once the outcome is settled (under this exchange's lock), so none lands behind the
+ * answer.
+ *
+ * <p>A streamed exchange is resumable (SEP-1699): every event a writer takes is numbered and kept
+ * in a replay log (bounded, its bytes counted in the gateway's allowance) before it is written,
+ * with the id {@code <sequence>-<number>}. A client whose connection dropped reconnects with
+ * {@code Last-Event-ID}; its writer takes over (the previous one, perhaps still writing into a
+ * dead connection, is superseded and takes nothing more), replays what followed that id and
+ * carries on. Taking and numbering happen under this exchange's lock with the writer's generation
+ * checked, so a takeover never loses or reorders an event.
  */
 final class Exchange {
 
   /** At most this many related messages wait for a slow client; more go to the session stream. */
   static final int MAX_QUEUED = 4096;
+
+  /** Events kept for replay to a resuming client, at most (older ones are given up first). */
+  static final int REPLAY_EVENTS = 1024;
 
   /** What the client is eventually told. */
   sealed interface Outcome {
@@ -36,12 +49,27 @@ final class Exchange {
     record Failed(int status, String message) implements Outcome {}
   }
 
-  /** What the stream writer takes from the queue. */
-  sealed interface Event {
+  /** What waits in the queue. */
+  private sealed interface Event {
     record Related(byte[] message) implements Event {}
 
     record Done() implements Event {}
   }
+
+  /** What a writer gets from {@link #take}. */
+  sealed interface Step {
+    /** Write this message with this event number; {@code last} when it is the answer. */
+    record Send(byte[] message, long number, boolean last) implements Step {}
+
+    /** The stream is over without an answer to write (the client cancelled the request). */
+    record End() implements Step {}
+
+    /** Another writer took the stream over: stop. */
+    record Superseded() implements Step {}
+  }
+
+  /** A replayed event: its number and its message. */
+  record Logged(long number, byte[] message) {}
 
   private static final Event DONE = new Event.Done();
 
@@ -50,29 +78,37 @@ final class Exchange {
   final JsonRpcId progressToken; // null when the request asked for no progress
   final boolean streaming;
   final long sequence;
+  final long deadlineNanos; // when the gateway stops waiting for the child (System.nanoTime)
   private final ByteBudget budget;
   private final CompletableFuture<Outcome> outcome = new CompletableFuture<>();
-  private final LinkedBlockingQueue<Event> events = new LinkedBlockingQueue<>();
-  private int queued; // related messages in events, guarded by this
-  private boolean ownerGone; // guarded by this
+  private final LinkedBlockingDeque<Event> events = new LinkedBlockingDeque<>();
+  // guarded by this:
+  private int queued; // related messages in events
+  private int generation; // of the current writer; a takeover increments it
+  private final ArrayDeque<byte[]> replay = new ArrayDeque<>();
+  private long firstKept = 1; // number of the oldest event in replay
+  private long nextNumber = 1;
+  private boolean answerLogged;
 
-  Exchange(JsonRpcMessage.Request request, JsonRpcId progressToken, boolean streaming, long sequence, ByteBudget budget) {
+  Exchange(JsonRpcMessage.Request request, JsonRpcId progressToken, boolean streaming, long sequence, ByteBudget budget,
+      long deadlineNanos) {
     this.id = request.id();
     this.request = request;
     this.progressToken = progressToken;
     this.streaming = streaming;
     this.sequence = sequence;
     this.budget = budget;
+    this.deadlineNanos = deadlineNanos;
   }
 
-  /** True while a stream is being written for this exchange, so related messages can go there. */
+  /** True while related messages can travel with this exchange (its stream, or a resumed one). */
   synchronized boolean acceptsRelated() {
-    return streaming && !ownerGone && !outcome.isDone();
+    return streaming && !outcome.isDone();
   }
 
-  /** Queues a related message; false when it cannot be (settled, client gone, queue or budget full). */
+  /** Queues a related message; false when it cannot be (settled, queue or budget full). */
   synchronized boolean relate(byte[] message) {
-    if (!streaming || ownerGone || outcome.isDone() || queued >= MAX_QUEUED || !budget.tryTake(message.length)) {
+    if (!streaming || outcome.isDone() || queued >= MAX_QUEUED || !budget.tryTake(message.length)) {
       return false;
     }
     queued++;
@@ -93,36 +129,120 @@ final class Exchange {
     return outcome;
   }
 
-  /** The next event for the stream writer, or null after {@code millis} without one. */
-  Event next(long millis) throws InterruptedException {
-    Event event = events.poll(millis, TimeUnit.MILLISECONDS);
-    if (event instanceof Event.Related related) {
-      synchronized (this) {
-        queued--;
-      }
-      budget.giveBack(related.message().length);
-    }
-    return event;
+  /** The id of event {@code number} of this exchange's stream (0 is the priming event). */
+  String eventId(long number) {
+    return sequence + "-" + number;
   }
 
   /**
-   * The stream's client went away: no more related messages are taken, and those still queued are
-   * handed back (their bytes returned) so the session can send them elsewhere.
+   * The next step for the writer of {@code writerGeneration}, or null after {@code millis} without
+   * one (time for a keep-alive).
    */
-  synchronized List<byte[]> abandon() {
-    ownerGone = true;
+  Step take(long millis, int writerGeneration) throws InterruptedException {
+    Event event = events.poll(millis, TimeUnit.MILLISECONDS);
+    synchronized (this) {
+      if (writerGeneration != generation) {
+        if (event != null) {
+          events.addFirst(event); // the new writer's
+        }
+        return new Step.Superseded();
+      }
+      if (event instanceof Event.Related related) {
+        queued--;
+        budget.giveBack(related.message().length);
+        return new Step.Send(related.message(), log(related.message(), false), false);
+      }
+      if (event == null) {
+        return null;
+      }
+      Outcome settled = outcome.join();
+      if (settled instanceof Outcome.Cancelled) {
+        return new Step.End();
+      }
+      byte[] answer = answer(settled);
+      return new Step.Send(answer, log(answer, true), true);
+    }
+  }
+
+  /** The JSON-RPC message that answers this request for {@code settled}. */
+  byte[] answer(Outcome settled) {
+    return switch (settled) {
+      case Outcome.Answered a -> a.response();
+      case Outcome.Failed f -> JsonRpcErrors.error(id, ErrorCodes.UPSTREAM_ERROR, f.message());
+      case Outcome.Cancelled c -> JsonRpcErrors.error(id, ErrorCodes.UPSTREAM_ERROR, "cancelled by the client");
+    };
+  }
+
+  /**
+   * Numbers and keeps an event for replay; the oldest are given up when the count or the byte
+   * allowance is reached. Invariant: {@code firstKept + replay.size() == nextNumber}.
+   */
+  private long log(byte[] message, boolean answer) {
+    long number = nextNumber++;
+    answerLogged |= answer;
+    if (replay.size() >= REPLAY_EVENTS) {
+      forgetOldest();
+    }
+    while (!budget.tryTake(message.length)) {
+      if (replay.isEmpty()) {
+        firstKept = number + 1; // not kept: a resume from before it is refused rather than left with a gap
+        return number;
+      }
+      forgetOldest();
+    }
+    replay.addLast(message);
+    return number;
+  }
+
+  private void forgetOldest() {
+    budget.giveBack(replay.pollFirst().length);
+    firstKept++;
+  }
+
+  /**
+   * Takes the stream over for a new writer (a resuming client): the current writer, if any, is
+   * superseded. Returns the new writer's generation, or -1 when the exchange is not streamed.
+   */
+  synchronized int takeOver() {
+    return streaming ? ++generation : -1;
+  }
+
+  /**
+   * The events after number {@code last}, or null when some of them are no longer kept (the
+   * client asked too late) or {@code last} is not an event of this stream.
+   */
+  synchronized List<Logged> after(long last) {
+    if (last < firstKept - 1 || last >= nextNumber) {
+      return null;
+    }
+    List<Logged> missed = new ArrayList<>();
+    long number = firstKept;
+    for (byte[] m : replay) {
+      if (number > last) {
+        missed.add(new Logged(number, m));
+      }
+      number++;
+    }
+    return missed;
+  }
+
+  /** True once the answer has been taken by a writer (it is in the replay log, or was written). */
+  synchronized boolean answerLogged() {
+    return answerLogged;
+  }
+
+  /** Gives back every byte this exchange holds (it is being forgotten). */
+  synchronized void discard() {
     List<Event> rest = new ArrayList<>();
     events.drainTo(rest);
-    List<byte[]> messages = new ArrayList<>();
     for (Event e : rest) {
       if (e instanceof Event.Related related) {
-        messages.add(related.message());
         budget.giveBack(related.message().length);
-      } else {
-        events.add(e); // Done stays for whoever waits on the outcome
       }
     }
     queued = 0;
-    return messages;
+    replay.forEach(m -> budget.giveBack(m.length));
+    replay.clear();
+    firstKept = nextNumber;
   }
 }

@@ -4,6 +4,7 @@ import dev.mcpstdio.jsonrpc.ErrorCodes;
 import dev.mcpstdio.jsonrpc.JsonRpcErrors;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -21,6 +22,9 @@ import org.eclipse.jetty.util.Callback;
  * the outcome (bounded by the timeout) so the exchange is released and never leaks.
  */
 final class ExchangeWriter {
+
+  /** How long a client should wait before resuming a dropped stream (the SSE {@code retry} field). */
+  static final long RETRY_MILLIS = 1000;
 
   private final Session session;
   private final long timeoutNanos;
@@ -55,7 +59,7 @@ final class ExchangeWriter {
     EventStream events = new EventStream(response);
     try {
       events.open();
-      events.message(body(exchange, outcome));
+      events.message(exchange.answer(outcome));
       events.close();
     } catch (IOException e) {
       session.log.debug("client left before the answer to " + exchange.id);
@@ -65,51 +69,89 @@ final class ExchangeWriter {
   }
 
   private Exchange.Outcome json(Exchange exchange, Response response, Callback callback) throws InterruptedException {
-    Exchange.Outcome outcome = await(exchange, System.nanoTime() + timeoutNanos);
+    Exchange.Outcome outcome = await(exchange, exchange.deadlineNanos);
     reply(exchange, outcome, response, callback);
     return outcome;
   }
 
   private Exchange.Outcome stream(Exchange exchange, Response response, Callback callback) throws InterruptedException {
-    long deadline = System.nanoTime() + timeoutNanos;
     EventStream events = new EventStream(response);
-    boolean clientThere = true;
     try {
-      events.open();
-    } catch (IOException e) {
-      clientThere = false;
-      session.abandoned(exchange);
-    }
-    try {
-      while (clientThere) {
-        long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
-        if (left <= 0) {
-          timedOut(exchange); // settles the outcome: Done is queued behind any related messages
-          left = keepAliveMillis;
-        }
-        Exchange.Event event = exchange.next(Math.min(left, keepAliveMillis));
-        try {
-          switch (event) {
-            case null -> events.keepAlive();
-            case Exchange.Event.Related related -> events.message(related.message());
-            case Exchange.Event.Done done -> {
-              Exchange.Outcome outcome = exchange.outcome().join();
-              if (!(outcome instanceof Exchange.Outcome.Cancelled)) { // a cancelled request gets no answer
-                events.message(body(exchange, outcome));
-              }
-              events.close();
-              return outcome;
-            }
-          }
-        } catch (IOException e) {
-          clientThere = false;
-          session.abandoned(exchange);
-          session.log.debug("client left the stream for " + exchange.id + "; its answer will be dropped");
-        }
+      try {
+        events.open();
+        events.prime(exchange.eventId(0), RETRY_MILLIS);
+        pump(exchange, events, 0);
+      } catch (IOException e) {
+        session.log.debug("client left the stream for " + exchange.id + "; kept for it to resume");
       }
-      return await(exchange, deadline);
+      return await(exchange, exchange.deadlineNanos); // settled by now unless the client left early
     } finally {
       callback.succeeded();
+    }
+  }
+
+  /**
+   * Resumes a stream for a client that reconnected with {@code Last-Event-ID}: takes the stream
+   * over, replays what followed that event, then carries on as its writer.
+   *
+   * @return false (answering nothing) when the events after {@code lastEvent} are not all kept
+   */
+  boolean resume(Exchange exchange, long lastEvent, Response response, Callback callback) throws InterruptedException {
+    int generation = exchange.takeOver();
+    List<Exchange.Logged> missed = generation < 0 ? null : exchange.after(lastEvent);
+    if (missed == null) {
+      return false;
+    }
+    EventStream events = new EventStream(response);
+    try {
+      events.open();
+      for (Exchange.Logged logged : missed) {
+        events.message(logged.message(), exchange.eventId(logged.number()));
+      }
+      if (exchange.answerLogged()) {
+        events.close(); // the answer was among the replayed events: nothing more will come
+      } else {
+        pump(exchange, events, generation);
+      }
+    } catch (IOException e) {
+      session.log.debug("client left the resumed stream for " + exchange.id);
+    } finally {
+      callback.succeeded();
+    }
+    return true;
+  }
+
+  /**
+   * Writes the exchange's events until its answer, while this writer's generation is current.
+   *
+   * @throws IOException when the client's connection fails
+   */
+  private void pump(Exchange exchange, EventStream events, int generation) throws IOException, InterruptedException {
+    while (true) {
+      long left = TimeUnit.NANOSECONDS.toMillis(exchange.deadlineNanos - System.nanoTime());
+      if (left <= 0) {
+        timedOut(exchange); // settles the outcome: Done is queued behind any related messages
+        left = keepAliveMillis;
+      }
+      switch (exchange.take(Math.min(left, keepAliveMillis), generation)) {
+        case null -> events.keepAlive();
+        case Exchange.Step.Send send -> {
+          events.message(send.message(), exchange.eventId(send.number()));
+          if (send.last()) {
+            events.close();
+            return;
+          }
+        }
+        case Exchange.Step.End end -> { // cancelled by the client: no answer
+          events.close();
+          return;
+        }
+        case Exchange.Step.Superseded superseded -> {
+          session.log.debug("a resuming client took over the stream for " + exchange.id);
+          events.close();
+          return;
+        }
+      }
     }
   }
 
@@ -135,16 +177,8 @@ final class ExchangeWriter {
     }
   }
 
-  private static byte[] body(Exchange exchange, Exchange.Outcome outcome) {
-    return switch (outcome) {
-      case Exchange.Outcome.Answered a -> a.response();
-      case Exchange.Outcome.Failed f -> JsonRpcErrors.error(exchange.id, ErrorCodes.UPSTREAM_ERROR, f.message());
-      case Exchange.Outcome.Cancelled c -> JsonRpcErrors.error(exchange.id, ErrorCodes.UPSTREAM_ERROR, "cancelled by the client");
-    };
-  }
-
   private static void reply(Exchange exchange, Exchange.Outcome outcome, Response response, Callback callback) {
     int status = outcome instanceof Exchange.Outcome.Failed f ? f.status() : 200;
-    Replies.json(response, callback, status, body(exchange, outcome));
+    Replies.json(response, callback, status, exchange.answer(outcome));
   }
 }

@@ -117,6 +117,12 @@ final class McpEndpoint {
     if (session == null) {
       return;
     }
+    String lastEventId = request.getHeaders().get("Last-Event-ID");
+    java.util.regex.Matcher resumption = lastEventId == null ? null : EVENT_ID.matcher(lastEventId.trim());
+    if (resumption != null && resumption.matches()) {
+      resume(session, Long.parseLong(resumption.group(1)), Long.parseLong(resumption.group(2)), request, response, callback);
+      return;
+    }
     SessionStream stream = session.openStream();
     request.addIdleTimeoutListener(timeout -> false); // keep-alives, not the idle timeout, govern
     response.getHeaders().put(SESSION_HEADER, session.id);
@@ -144,6 +150,26 @@ final class McpEndpoint {
       session.closeStream(stream, unsent);
       callback.succeeded();
     }
+  }
+
+  /** Ids of the events of resumable request streams: {@code <exchange sequence>-<event number>}. */
+  private static final java.util.regex.Pattern EVENT_ID = java.util.regex.Pattern.compile("([0-9]{1,18})-([0-9]{1,18})");
+
+  /** A client reconnecting to a request's stream after its connection dropped (SEP-1699). */
+  private void resume(Session session, long sequence, long lastEvent, Request request, Response response,
+      Callback callback) throws InterruptedException {
+    Exchange exchange = session.resumable(sequence);
+    if (exchange != null) {
+      request.addIdleTimeoutListener(timeout -> false);
+      response.getHeaders().put(SESSION_HEADER, session.id);
+      session.log.debug("resuming the stream of request " + exchange.id + " after event " + lastEvent);
+      if (new ExchangeWriter(session, config.backendTimeout(), keepAliveMillis).resume(exchange, lastEvent, response, callback)) {
+        return;
+      }
+      response.getHeaders().remove(SESSION_HEADER);
+    }
+    Replies.error(response, callback, 410, null, ErrorCodes.UPSTREAM_ERROR,
+        "cannot resume after event " + sequence + "-" + lastEvent + ": the stream is unknown, expired, or no longer kept");
   }
 
   void delete(Request request, Response response, Callback callback) {

@@ -41,6 +41,11 @@ final class Session implements ChildProcess.Listener {
   /** In-flight requests per session; past it a request is refused with 503. */
   static final int MAX_IN_FLIGHT = 1024;
 
+  /** Streams whose client left before the answer, kept for a resuming client: how many, how long. */
+  static final int MAX_LINGERING = 64;
+
+  static final Duration LINGER = Duration.ofSeconds(60);
+
   /** How a new request relates to those already in flight with the same id. */
   sealed interface Admission {
     record Admitted(Exchange exchange) implements Admission {}
@@ -61,6 +66,11 @@ final class Session implements ChildProcess.Listener {
   final Log log;
   private final ByteBudget queuedBytes;
   private final Duration exitWait;
+  private final Duration backendTimeout;
+  private final Map<Long, Lingering> lingering = new ConcurrentHashMap<>(); // by exchange sequence
+
+  /** An answered stream nobody received yet, and when it is given up. */
+  private record Lingering(Exchange exchange, long expiresNanos) {}
   private final Map<JsonRpcId, Exchange> inFlight = new ConcurrentHashMap<>();
   private final Object streamLock = new Object();
   private final ArrayDeque<byte[]> backlog = new ArrayDeque<>(); // guarded by streamLock
@@ -75,12 +85,14 @@ final class Session implements ChildProcess.Listener {
   /**
    * @param queuedBytes the gateway-wide allowance for messages waiting for slow clients
    * @param exitWait how long to wait for the child's exit code once its stdout has closed
+   * @param backendTimeout how long a request waits for the child's answer
    */
-  Session(String id, Log log, ByteBudget queuedBytes, Duration exitWait) {
+  Session(String id, Log log, ByteBudget queuedBytes, Duration exitWait, Duration backendTimeout) {
     this.id = id;
     this.log = log;
     this.queuedBytes = queuedBytes;
     this.exitWait = exitWait;
+    this.backendTimeout = backendTimeout;
   }
 
   void attach(ChildProcess process) {
@@ -133,7 +145,8 @@ final class Session implements ChildProcess.Listener {
   Admission admit(JsonRpcMessage.Request request, boolean streaming) {
     JsonRpcId token = Json.id(request.bytes(), Json.field(request.bytes(), Json.field(request.bytes(),
         request.params(), "_meta"), "progressToken"));
-    Exchange fresh = new Exchange(request, token, streaming, sequence.incrementAndGet(), queuedBytes);
+    Exchange fresh = new Exchange(request, token, streaming, sequence.incrementAndGet(), queuedBytes,
+        System.nanoTime() + backendTimeout.toNanos());
     while (true) {
       Exchange existing = inFlight.putIfAbsent(request.id(), fresh);
       if (existing == null) {
@@ -159,10 +172,53 @@ final class Session implements ChildProcess.Listener {
     }
   }
 
-  /** Forgets an exchange (answered, timed out or abandoned). */
+  /**
+   * The request's own HTTP exchange is over. A streamed one stays resumable for {@link #LINGER}
+   * (at most {@link #MAX_LINGERING} per session, oldest given up): its client may not have
+   * received the end, even when the gateway wrote it (into a connection that was already dead).
+   */
   void release(Exchange exchange) {
     inFlight.remove(exchange.id, exchange);
     touch();
+    if (exchange.streaming && !ended && !(exchange.outcome().getNow(null) instanceof Exchange.Outcome.Cancelled)) {
+      pruneLingering();
+      if (lingering.size() >= MAX_LINGERING) {
+        lingering.values().stream().min(Comparator.comparingLong(Lingering::expiresNanos))
+            .ifPresent(oldest -> forget(oldest.exchange()));
+      }
+      lingering.put(exchange.sequence, new Lingering(exchange, System.nanoTime() + LINGER.toNanos()));
+    } else if (exchange.streaming) {
+      exchange.discard();
+    }
+  }
+
+  /** A stream to resume: in flight, or answered and lingering; null when unknown or given up. */
+  Exchange resumable(long sequence) {
+    pruneLingering();
+    for (Exchange e : inFlight.values()) {
+      if (e.sequence == sequence) {
+        return e;
+      }
+    }
+    Lingering l = lingering.get(sequence);
+    return l == null ? null : l.exchange();
+  }
+
+  /** Done with a lingering stream: given up. */
+  void forget(Exchange exchange) {
+    if (lingering.remove(exchange.sequence) != null) {
+      exchange.discard();
+    }
+  }
+
+  /** Gives up lingering streams whose time is over. */
+  void pruneLingering() {
+    long now = System.nanoTime();
+    for (Lingering l : lingering.values()) {
+      if (now - l.expiresNanos() > 0) {
+        forget(l.exchange());
+      }
+    }
   }
 
   /** The client cancelled request {@code requestId}: its exchange ends now, without an answer. */
@@ -170,13 +226,6 @@ final class Session implements ChildProcess.Listener {
     Exchange e = requestId == null ? null : inFlight.get(requestId);
     if (e != null && e.complete(new Exchange.Outcome.Cancelled())) {
       log.debug("request " + requestId + " cancelled by the client");
-    }
-  }
-
-  /** A stream's client went away: what it left unread goes to the session stream instead. */
-  void abandoned(Exchange exchange) {
-    for (byte[] message : exchange.abandon()) {
-      toStream(message, "a message for a departed client");
     }
   }
 
@@ -336,6 +385,7 @@ final class Session implements ChildProcess.Listener {
 
   /** Ends the session for good: nothing new is accepted; the caller then closes the child. */
   void end(String reason) {
+    lingering.values().forEach(l -> forget(l.exchange()));
     synchronized (streamLock) {
       ended = true;
       for (byte[] m : backlog) {

@@ -76,7 +76,7 @@ final class Sessions {
     RANDOM.nextBytes(raw);
     String id = HexFormat.of().formatHex(raw);
     Session session = new Session(id, log.tagged("session " + Session.shortId(id)), queuedBytes,
-        config.ladder().afterStdinClosed());
+        config.ladder().afterStdinClosed(), config.backendTimeout());
     try {
       session.attach(ChildProcess.start(config.child(), config.maxMessageSize(), session.log.tagged("child"),
           config.ladder(), session));
@@ -110,6 +110,7 @@ final class Sessions {
     try {
       Duration ttl = config.sessionIdleTtl();
       for (Session s : byId.values()) {
+        s.pruneLingering();
         if (s.dead()) {
           end(s, "the server process exited");
         } else if (!ttl.isZero() && s.quiet() && s.idleNanos() > ttl.toNanos()) {

@@ -237,6 +237,87 @@ class ServeEndpointTest {
     assertThat(answer.body()).contains("\"id\":22").contains("cancelled by the client");
   }
 
+  /** The id and data of the next event, priming events included ({@code data} empty); null at the end. */
+  private static String[] nextRawEvent(Iterator<String> lines) {
+    String id = null;
+    StringBuilder data = null;
+    while (lines.hasNext()) {
+      String line = lines.next();
+      if (line.isEmpty()) {
+        if (data != null) {
+          return new String[] {id, data.toString()};
+        }
+      } else if (line.startsWith("id:")) {
+        id = line.substring(3).trim();
+      } else if (line.startsWith("data:")) {
+        data = new StringBuilder(line.substring(5).trim());
+      }
+    }
+    return null;
+  }
+
+  private static HttpResponse<Stream<String>> resume(String session, String lastEventId) throws Exception {
+    return serve.http.send(serve.request(session).header("Accept", "text/event-stream").header("Last-Event-ID", lastEventId)
+        .GET().build(), HttpResponse.BodyHandlers.ofLines());
+  }
+
+  @Test
+  void aDroppedRequestStreamResumesWithLastEventIdAndLosesNothing() throws Exception {
+    String session = serve.initialize();
+    HttpResponse<Stream<String>> call = serve.postStreaming(session, "{\"jsonrpc\":\"2.0\",\"id\":31,\"method\":"
+        + "\"tools/call\",\"params\":{\"name\":\"slow\",\"arguments\":{\"steps\":4,\"delayMs\":150},\"_meta\":{\"progressToken\":31}}}");
+    Iterator<String> lines = call.body().iterator();
+    String[] priming = nextRawEvent(lines);
+    assertThat(priming[1]).isEmpty();
+    assertThat(priming[0]).matches("\\d+-0");
+    String[] first = nextRawEvent(lines);
+    assertThat(first[1]).contains("\"progress\":1");
+    call.body().close(); // the connection drops mid-call
+
+    HttpResponse<Stream<String>> resumed = resume(session, first[0]);
+    assertThat(resumed.statusCode()).isEqualTo(200);
+    Iterator<String> more = resumed.body().iterator();
+    List<String> data = new java.util.ArrayList<>();
+    List<String> ids = new java.util.ArrayList<>();
+    for (String[] event; (event = nextRawEvent(more)) != null; ) {
+      ids.add(event[0]);
+      data.add(event[1]);
+    }
+    assertThat(data).hasSize(4); // progress 2, 3, 4 and the answer: nothing lost, nothing twice
+    assertThat(data.get(0)).contains("\"progress\":2");
+    assertThat(data.get(3)).contains("\"id\":31").contains("done after 4 steps");
+    String stream = first[0].substring(0, first[0].indexOf('-'));
+    assertThat(ids).containsExactly(stream + "-2", stream + "-3", stream + "-4", stream + "-5");
+    // a second resume from the same point (the client never saw the first) replays the same events
+    List<String> again = new java.util.ArrayList<>();
+    Iterator<String> replayed = resume(session, first[0]).body().iterator();
+    for (String[] event; (event = nextRawEvent(replayed)) != null; ) {
+      again.add(event[1]);
+    }
+    assertThat(again).isEqualTo(data);
+  }
+
+  @Test
+  void anAnswerThatCameWhileNobodyListenedWaitsForTheResumingClient() throws Exception {
+    String session = serve.initialize();
+    HttpResponse<Stream<String>> call = serve.postStreaming(session, "{\"jsonrpc\":\"2.0\",\"id\":32,\"method\":"
+        + "\"tools/call\",\"params\":{\"name\":\"echo\",\"arguments\":{\"text\":\"kept\"}}}");
+    Iterator<String> lines = call.body().iterator();
+    String[] priming = nextRawEvent(lines);
+    call.body().close(); // gone before the answer could be read (it may or may not have been written)
+    HttpResponse<Stream<String>> resumed = resume(session, priming[0]);
+    assertThat(resumed.statusCode()).isEqualTo(200);
+    String[] answer = nextRawEvent(resumed.body().iterator());
+    assertThat(answer[1]).contains("\"id\":32").contains("kept");
+  }
+
+  @Test
+  void unknownStreamsCannotBeResumed() throws Exception {
+    String session = serve.initialize();
+    HttpResponse<Stream<String>> r = resume(session, "999999-1");
+    assertThat(r.statusCode()).isEqualTo(410);
+  }
+
   @Test
   void sessionsAreSeparateEachChildAnswersOnlyItsOwnClient() throws Exception {
     String a = serve.initialize();

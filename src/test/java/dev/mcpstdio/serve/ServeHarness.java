@@ -143,7 +143,7 @@ final class ServeHarness implements AutoCloseable {
     return session;
   }
 
-  /** The data of every event in a complete event-stream body. */
+  /** The data of every event in a complete event-stream body (priming events skipped). */
   static List<String> events(String body) {
     List<String> data = new ArrayList<>();
     for (String block : body.split("\n\n")) {
@@ -154,7 +154,7 @@ final class ServeHarness implements AutoCloseable {
           joined = joined == null ? new StringBuilder(value) : joined.append('\n').append(value);
         }
       }
-      if (joined != null) {
+      if (joined != null && !joined.isEmpty()) { // an event with empty data is a priming event, not a message
         data.add(joined.toString());
       }
     }
@@ -167,9 +167,10 @@ final class ServeHarness implements AutoCloseable {
     while (lines.hasNext()) {
       String line = lines.next();
       if (line.isEmpty()) {
-        if (data != null) {
+        if (data != null && !data.isEmpty()) {
           return data.toString();
         }
+        data = null; // a priming event (empty data) carries no message
       } else if (line.startsWith("data:")) {
         String value = line.substring(5).startsWith(" ") ? line.substring(6) : line.substring(5);
         data = data == null ? new StringBuilder(value) : data.append('\n').append(value);
