@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingDeque;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * One client request in flight on a session: it waits for the child's response and, when its
@@ -26,8 +27,8 @@ import java.util.concurrent.TimeUnit;
  * with the id {@code <sequence>-<number>}. A client whose connection dropped reconnects with
  * {@code Last-Event-ID}; its writer takes over (the previous one, perhaps still writing into a
  * dead connection, is superseded and takes nothing more), replays what followed that id and
- * carries on. Taking and numbering happen under this exchange's lock with the writer's generation
- * checked, so a takeover never loses or reorders an event.
+ * carries on. One writer polls at a time, and taking and numbering happen under this exchange's
+ * lock with the writer's generation checked, so a takeover never loses or reorders an event.
  */
 final class Exchange {
 
@@ -73,6 +74,9 @@ final class Exchange {
 
   private static final Event DONE = new Event.Done();
 
+  /** Put at the head of the queue by a takeover, so a writer waiting in {@link #take} notices at once. */
+  private static final Event WAKE = new Event.Related(new byte[0]);
+
   final JsonRpcId id;
   final JsonRpcMessage.Request request;
   final JsonRpcId progressToken; // null when the request asked for no progress
@@ -82,6 +86,7 @@ final class Exchange {
   private final ByteBudget budget;
   private final CompletableFuture<Outcome> outcome = new CompletableFuture<>();
   private final LinkedBlockingDeque<Event> events = new LinkedBlockingDeque<>();
+  private final ReentrantLock taking = new ReentrantLock(); // one writer polls at a time: order is kept
   // guarded by this:
   private int queued; // related messages in events
   private int generation; // of the current writer; a takeover increments it
@@ -139,28 +144,33 @@ final class Exchange {
    * one (time for a keep-alive).
    */
   Step take(long millis, int writerGeneration) throws InterruptedException {
-    Event event = events.poll(millis, TimeUnit.MILLISECONDS);
-    synchronized (this) {
-      if (writerGeneration != generation) {
-        if (event != null) {
-          events.addFirst(event); // the new writer's
+    taking.lockInterruptibly();
+    try {
+      Event event = events.poll(millis, TimeUnit.MILLISECONDS);
+      synchronized (this) {
+        if (writerGeneration != generation) {
+          if (event != null && event != WAKE) {
+            events.addFirst(event); // the new writer's, in its place
+          }
+          return new Step.Superseded();
         }
-        return new Step.Superseded();
+        if (event == null || event == WAKE) {
+          return null;
+        }
+        if (event instanceof Event.Related related) {
+          queued--;
+          budget.giveBack(related.message().length);
+          return new Step.Send(related.message(), log(related.message(), false), false);
+        }
+        Outcome settled = outcome.join();
+        if (settled instanceof Outcome.Cancelled) {
+          return new Step.End();
+        }
+        byte[] answer = answer(settled);
+        return new Step.Send(answer, log(answer, true), true);
       }
-      if (event instanceof Event.Related related) {
-        queued--;
-        budget.giveBack(related.message().length);
-        return new Step.Send(related.message(), log(related.message(), false), false);
-      }
-      if (event == null) {
-        return null;
-      }
-      Outcome settled = outcome.join();
-      if (settled instanceof Outcome.Cancelled) {
-        return new Step.End();
-      }
-      byte[] answer = answer(settled);
-      return new Step.Send(answer, log(answer, true), true);
+    } finally {
+      taking.unlock();
     }
   }
 
@@ -204,7 +214,11 @@ final class Exchange {
    * superseded. Returns the new writer's generation, or -1 when the exchange is not streamed.
    */
   synchronized int takeOver() {
-    return streaming ? ++generation : -1;
+    if (!streaming) {
+      return -1;
+    }
+    events.addFirst(WAKE);
+    return ++generation;
   }
 
   /**
@@ -236,7 +250,7 @@ final class Exchange {
     List<Event> rest = new ArrayList<>();
     events.drainTo(rest);
     for (Event e : rest) {
-      if (e instanceof Event.Related related) {
+      if (e instanceof Event.Related related && e != WAKE) {
         budget.giveBack(related.message().length);
       }
     }
