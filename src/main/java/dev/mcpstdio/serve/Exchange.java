@@ -113,8 +113,14 @@ final class Exchange {
 
   /** Queues a related message; false when it cannot be (settled, queue or budget full). */
   synchronized boolean relate(byte[] message) {
-    if (!streaming || outcome.isDone() || queued >= MAX_QUEUED || !budget.tryTake(message.length)) {
+    if (!streaming || outcome.isDone() || queued >= MAX_QUEUED) {
       return false;
+    }
+    while (!budget.tryTake(message.length)) {
+      if (replay.isEmpty()) {
+        return false;
+      }
+      forgetOldest(); // what is still to come matters more than what a resume might replay
     }
     queued++;
     events.add(new Event.Related(message));
