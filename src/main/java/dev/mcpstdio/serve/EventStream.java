@@ -28,35 +28,49 @@ final class EventStream {
 
   /** Sends the status and headers; the stream is open from here on. */
   void open() throws IOException {
+    headers();
+    Replies.blockingWrite(response, false, ByteBuffer.allocate(0)); // commit: the client sees the stream start
+  }
+
+  /**
+   * Opens a resumable stream (SEP-1699) with its priming event, in the same write as the headers:
+   * an id with empty data, and how long a client should wait before reconnecting with it.
+   */
+  void openPrimed(String id, long retryMillis) throws IOException {
+    headers();
+    Replies.blockingWrite(response, false, ByteBuffer.wrap(
+        ("id: " + id + "\nretry: " + retryMillis + "\ndata: \n\n").getBytes(StandardCharsets.US_ASCII)));
+  }
+
+  private void headers() {
     response.setStatus(200);
     response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/event-stream");
     response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-cache, no-store");
     response.getHeaders().put("X-Accel-Buffering", "no");
-    Replies.blockingWrite(response, false, ByteBuffer.allocate(0)); // commit: the client sees the stream start
   }
 
   void message(byte[] json) throws IOException {
-    message(json, null);
+    Replies.blockingWrite(response, false, event(json, null));
   }
 
   /** One message event, with an {@code id:} line when {@code id} is not null (a resumable stream). */
   void message(byte[] json, String id) throws IOException {
+    Replies.blockingWrite(response, false, event(json, id));
+  }
+
+  /** The last event, ending the stream in the same write. */
+  void last(byte[] json, String id) throws IOException {
+    Replies.blockingWrite(response, true, event(json, id));
+  }
+
+  private static ByteBuffer event(byte[] json, String id) {
     // Raw CR or LF can only be whitespace in valid JSON; they would split the data line.
     byte[] line = Ndjson.needsRewrite(json) ? Ndjson.frame(json) : json;
     int length = line == json ? json.length : line.length - 1; // frame() adds an LF
     byte[] idLine = id == null ? new byte[0] : ("id: " + id + "\n").getBytes(StandardCharsets.US_ASCII);
     ByteBuffer event = ByteBuffer.allocate(idLine.length + EVENT_HEAD.length + length + EVENT_TAIL.length);
     event.put(idLine).put(EVENT_HEAD).put(line, 0, length).put(EVENT_TAIL).flip();
-    Replies.blockingWrite(response, false, event);
-  }
-
-  /**
-   * The priming event of a resumable stream (SEP-1699): an id with empty data, and how long a
-   * client should wait before reconnecting with it.
-   */
-  void prime(String id, long retryMillis) throws IOException {
-    Replies.blockingWrite(response, false, ByteBuffer.wrap(
-        ("id: " + id + "\nretry: " + retryMillis + "\ndata: \n\n").getBytes(StandardCharsets.US_ASCII)));
+    return event;
   }
 
   void keepAlive() throws IOException {

@@ -59,8 +59,7 @@ final class ExchangeWriter {
     EventStream events = new EventStream(response);
     try {
       events.open();
-      events.message(exchange.answer(outcome));
-      events.close();
+      events.last(exchange.answer(outcome), null);
     } catch (IOException e) {
       session.log.debug("client left before the answer to " + exchange.id);
     }
@@ -78,8 +77,7 @@ final class ExchangeWriter {
     EventStream events = new EventStream(response);
     try {
       try {
-        events.open();
-        events.prime(exchange.eventId(0), RETRY_MILLIS);
+        events.openPrimed(exchange.eventId(0), RETRY_MILLIS);
         pump(exchange, events, 0);
       } catch (IOException e) {
         session.log.debug("client left the stream for " + exchange.id + "; kept for it to resume");
@@ -136,11 +134,11 @@ final class ExchangeWriter {
       switch (exchange.take(Math.min(left, keepAliveMillis), generation)) {
         case null -> events.keepAlive();
         case Exchange.Step.Send send -> {
-          events.message(send.message(), exchange.eventId(send.number()));
           if (send.last()) {
-            events.close();
+            events.last(send.message(), exchange.eventId(send.number()));
             return;
           }
+          events.message(send.message(), exchange.eventId(send.number()));
         }
         case Exchange.Step.End end -> { // cancelled by the client: no answer
           events.close();
