@@ -6,21 +6,17 @@ import dev.mcpstdio.testing.JarProcess;
 import dev.mcpstdio.testing.NodePeers;
 import java.io.File;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The official MCP conformance suite's client scenarios (spec 2025-11-25), driven through the
@@ -44,7 +40,6 @@ class ConformanceClientIT {
   /** Our bound on one harness run (mock start, client run, report). */
   private static final Duration HARNESS_TIMEOUT = Duration.ofSeconds(90);
 
-  private static final JsonMapper JSON = JsonMapper.builder().build();
   private static final Path WORK = NodePeers.basedir().resolve("target/conformance");
 
   private static Path node;
@@ -53,11 +48,8 @@ class ConformanceClientIT {
 
   @BeforeAll
   static void installSuiteAndWriteHostLauncher() throws IOException {
-    NodePeers.assumeNode();
     node = NodePeers.node22();
-    cli = NodePeers.conformance()
-        .resolve("node_modules/@modelcontextprotocol/conformance/dist/index.js");
-    assertThat(cli).as("conformance CLI").isRegularFile();
+    cli = ConformanceRuns.cli();
     Files.createDirectories(WORK);
     hostScript = writeHostLauncher();
   }
@@ -113,7 +105,7 @@ class ConformanceClientIT {
   @ValueSource(strings = {"initialize", "tools_call", "elicitation-sep1034-client-defaults", "sse-retry"})
   void clientScenarioPassesThroughTheRelay(String scenario) throws Exception {
     Path results = WORK.resolve("results").resolve(scenario);
-    deleteRecursively(results);
+    ConformanceRuns.deleteRecursively(results);
     Files.createDirectories(results);
     Path harnessLog = WORK.resolve(scenario + "-harness.log");
     Path relayLog = WORK.resolve(scenario + "-relay.log");
@@ -143,8 +135,8 @@ class ConformanceClientIT {
     }
     long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
 
-    Path runDir = newestRunDir(results, scenario);
-    List<JsonNode> checks = runDir == null ? List.of() : readChecks(runDir.resolve("checks.json"));
+    Path runDir = ConformanceRuns.newestRunDir(results, scenario);
+    List<JsonNode> checks = runDir == null ? List.of() : ConformanceRuns.readChecks(runDir.resolve("checks.json"));
     List<String> bad = new ArrayList<>();
     for (JsonNode check : checks) {
       String status = check.path("status").asString("");
@@ -172,22 +164,6 @@ class ConformanceClientIT {
     assertThat(exit).as("harness exit code%s", report).isZero();
   }
 
-  private static Path newestRunDir(Path results, String scenario) throws IOException {
-    try (Stream<Path> dirs = Files.list(results)) {
-      return dirs.filter(Files::isDirectory)
-          .filter(d -> d.getFileName().toString().startsWith(scenario + "-"))
-          .filter(d -> Files.isRegularFile(d.resolve("checks.json")))
-          .max(Comparator.comparing(d -> d.getFileName().toString()))
-          .orElse(null);
-    }
-  }
-
-  private static List<JsonNode> readChecks(Path file) {
-    List<JsonNode> checks = new ArrayList<>();
-    JSON.readTree(file.toFile()).forEach(checks::add);
-    return checks;
-  }
-
   private static String tail(Path file, int maxChars) {
     try {
       if (!Files.isRegularFile(file)) {
@@ -197,21 +173,6 @@ class ConformanceClientIT {
       return text.length() <= maxChars ? text : "...\n" + text.substring(text.length() - maxChars);
     } catch (IOException e) {
       return "(unreadable: " + e.getMessage() + ")";
-    }
-  }
-
-  private static void deleteRecursively(Path dir) throws IOException {
-    if (!Files.exists(dir)) {
-      return;
-    }
-    try (Stream<Path> paths = Files.walk(dir)) {
-      paths.sorted(Comparator.reverseOrder()).forEach(p -> {
-        try {
-          Files.delete(p);
-        } catch (IOException e) {
-          throw new UncheckedIOException(e);
-        }
-      });
     }
   }
 }

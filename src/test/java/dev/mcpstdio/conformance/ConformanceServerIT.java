@@ -7,26 +7,22 @@ import dev.mcpstdio.testing.NodePeers;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.TestReporter;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The official MCP conformance suite's server scenarios (spec 2025-11-25) against {@code mcp-stdio
@@ -76,7 +72,6 @@ class ConformanceServerIT {
   private static final Pattern LISTED_SCENARIO = Pattern.compile("^\\s+-\\s+(\\S+)(\\s+\\[.*])?\\s*$");
   private static final Pattern ANSI = Pattern.compile("\u001B\\[[0-9;]*m");
 
-  private static final JsonMapper JSON = JsonMapper.builder().build();
   private static final Path WORK = NodePeers.basedir().resolve("target/conformance/server");
 
   private static Path node;
@@ -86,11 +81,8 @@ class ConformanceServerIT {
 
   @BeforeAll
   static void installSuiteAndStartGateway() throws IOException {
-    NodePeers.assumeNode();
     node = NodePeers.node22();
-    cli = NodePeers.conformance()
-        .resolve("node_modules/@modelcontextprotocol/conformance/dist/index.js");
-    assertThat(cli).as("conformance CLI").isRegularFile();
+    cli = ConformanceRuns.cli();
     Files.createDirectories(WORK);
 
     List<String> args = new ArrayList<>(List.of("serve", "--port", "0", "--session-idle-ttl", SESSION_IDLE_TTL_SECONDS));
@@ -126,7 +118,7 @@ class ConformanceServerIT {
    */
   private static String fixtureClasspath() throws IOException {
     Path classes = WORK.resolve("fixture-classes");
-    deleteRecursively(classes);
+    ConformanceRuns.deleteRecursively(classes);
     ClassLoader loader = ConformanceFixtureServer.class.getClassLoader();
     for (Class<?> c : ConformanceFixtureServer.class.getNestMembers()) {
       String resource = c.getName().replace('.', '/') + ".class";
@@ -204,7 +196,7 @@ class ConformanceServerIT {
     assertThat(serve.process.isAlive()).as("serve is running; its log:\n%s", tail(serve.log(), 20_000)).isTrue();
 
     Path results = WORK.resolve("results").resolve(scenario);
-    deleteRecursively(results);
+    ConformanceRuns.deleteRecursively(results);
     Files.createDirectories(results);
     Path cliLog = WORK.resolve(scenario + "-cli.log");
     Path serveLog = WORK.resolve(scenario + "-serve.log");
@@ -219,8 +211,8 @@ class ConformanceServerIT {
     Files.write(serveLog, serveLines.subList(Math.min(serveLinesBefore, serveLines.size()), serveLines.size()),
         StandardCharsets.UTF_8);
 
-    Path runDir = newestRunDir(results, "server-" + scenario);
-    List<JsonNode> checks = runDir == null ? List.of() : readChecks(runDir.resolve("checks.json"));
+    Path runDir = ConformanceRuns.newestRunDir(results, "server-" + scenario);
+    List<JsonNode> checks = runDir == null ? List.of() : ConformanceRuns.readChecks(runDir.resolve("checks.json"));
     List<String> failures = new ArrayList<>();
     List<String> warnings = new ArrayList<>();
     for (JsonNode check : checks) {
@@ -281,22 +273,6 @@ class ConformanceServerIT {
         + (details.isMissingNode() ? "" : " details=" + details);
   }
 
-  private static Path newestRunDir(Path results, String prefix) throws IOException {
-    try (Stream<Path> dirs = Files.list(results)) {
-      return dirs.filter(Files::isDirectory)
-          .filter(d -> d.getFileName().toString().startsWith(prefix + "-"))
-          .filter(d -> Files.isRegularFile(d.resolve("checks.json")))
-          .max(Comparator.comparing(d -> d.getFileName().toString()))
-          .orElse(null);
-    }
-  }
-
-  private static List<JsonNode> readChecks(Path file) {
-    List<JsonNode> checks = new ArrayList<>();
-    JSON.readTree(file.toFile()).forEach(checks::add);
-    return checks;
-  }
-
   private static String readOrNote(Path file) {
     try {
       if (!Files.isRegularFile(file)) {
@@ -310,20 +286,5 @@ class ConformanceServerIT {
 
   private static String tail(String text, int maxChars) {
     return text.length() <= maxChars ? text : "...\n" + text.substring(text.length() - maxChars);
-  }
-
-  private static void deleteRecursively(Path dir) throws IOException {
-    if (!Files.exists(dir)) {
-      return;
-    }
-    try (Stream<Path> paths = Files.walk(dir)) {
-      paths.sorted(Comparator.reverseOrder()).forEach(p -> {
-        try {
-          Files.delete(p);
-        } catch (IOException e) {
-          throw new UncheckedIOException(e);
-        }
-      });
-    }
   }
 }

@@ -1,0 +1,62 @@
+package dev.mcpstdio.conformance;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.stream.Stream;
+import dev.mcpstdio.testing.NodePeers;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/** Reading what the conformance CLI wrote: one folder per run, with a {@code checks.json}. */
+final class ConformanceRuns {
+
+  private static final JsonMapper JSON = JsonMapper.builder().build();
+
+  private ConformanceRuns() {}
+
+  /** The suite's CLI script, installed from npm on first use (skips without Node, fails under CI). */
+  static Path cli() {
+    NodePeers.assumeNode();
+    Path cli = NodePeers.conformance().resolve("node_modules/@modelcontextprotocol/conformance/dist/index.js");
+    if (!Files.isRegularFile(cli)) {
+      throw new AssertionError("conformance CLI missing at " + cli);
+    }
+    return cli;
+  }
+
+  /** The newest run folder whose name starts with {@code prefix-} and that holds checks, or null. */
+  static Path newestRunDir(Path results, String prefix) throws IOException {
+    try (Stream<Path> dirs = Files.list(results)) {
+      return dirs.filter(Files::isDirectory)
+          .filter(d -> d.getFileName().toString().startsWith(prefix + "-"))
+          .filter(d -> Files.isRegularFile(d.resolve("checks.json")))
+          .max(Comparator.comparing(d -> d.getFileName().toString()))
+          .orElse(null);
+    }
+  }
+
+  static List<JsonNode> readChecks(Path file) {
+    List<JsonNode> checks = new ArrayList<>();
+    JSON.readTree(file.toFile()).forEach(checks::add);
+    return checks;
+  }
+
+  static void deleteRecursively(Path dir) throws IOException {
+    if (!Files.exists(dir)) {
+      return;
+    }
+    try (Stream<Path> paths = Files.walk(dir)) {
+      paths.sorted(Comparator.reverseOrder()).forEach(p -> {
+        try {
+          Files.delete(p);
+        } catch (IOException e) {
+          throw new java.io.UncheckedIOException(e);
+        }
+      });
+    }
+  }
+}
