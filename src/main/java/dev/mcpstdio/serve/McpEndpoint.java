@@ -7,7 +7,6 @@ import dev.mcpstdio.jsonrpc.JsonRpcMessage;
 import dev.mcpstdio.jsonrpc.MalformedMessageException;
 import dev.mcpstdio.stdio.Log;
 import java.io.IOException;
-import java.io.InputStream;
 import java.util.Set;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.server.Request;
@@ -31,16 +30,15 @@ final class McpEndpoint {
 
   static final String SESSION_HEADER = "Mcp-Session-Id";
 
-  /** Request bodies held at once (read, and waiting for their answers), in bytes at most. */
-  static final long BODY_BYTES = 256L << 20;
 
   private final ServeConfig config;
   private final Sessions sessions;
   private final Log log;
   private final long keepAliveMillis;
-  private final ByteBudget bodies = new ByteBudget(BODY_BYTES);
+  private final RequestBodies bodies;
 
-  McpEndpoint(ServeConfig config, Sessions sessions, Log log) {
+  McpEndpoint(ServeConfig config, Sessions sessions, RequestBodies bodies, Log log) {
+    this.bodies = bodies;
     this.config = config;
     this.sessions = sessions;
     this.log = log;
@@ -48,14 +46,14 @@ final class McpEndpoint {
   }
 
   void post(Request request, Response response, Callback callback) throws IOException, InterruptedException {
-    byte[] body = readBody(request, response, callback);
+    byte[] body = bodies.read(request, response, callback);
     if (body == null) {
       return;
     }
     try {
       handle(body, request, response, callback);
     } finally {
-      bodies.giveBack(body.length);
+      bodies.release(body);
     }
   }
 
@@ -296,79 +294,5 @@ final class McpEndpoint {
     return false;
   }
 
-  /**
-   * The body, read only when its declared size is within the bound and the gateway's allowance for
-   * bodies has room (its bytes are then taken from {@link #bodies}); null after answering 413 or
-   * 503 itself, with the connection closed since the rest of the body is not read.
-   */
-  private byte[] readBody(Request request, Response response, Callback callback) throws IOException {
-    long max = config.maxMessageSize() <= 0 ? Integer.MAX_VALUE - 16 : Math.min(config.maxMessageSize(), Integer.MAX_VALUE - 16);
-    long declared = request.getLength(); // -1 when chunked; Jetty has refused malformed lengths already
-    if (declared > max) {
-      tooLarge(response, callback, max);
-      return null;
-    }
-    long reserved = declared >= 0 ? declared : 0;
-    if (!bodies.tryTake(reserved)) {
-      busy(response, callback);
-      return null;
-    }
-    byte[] body;
-    try (InputStream in = Request.asInputStream(request)) {
-      if (declared >= 0) {
-        body = in.readNBytes((int) declared);
-      } else {
-        body = readChunked(in, max, response, callback);
-        if (body == null) {
-          return null;
-        }
-      }
-    } catch (IOException | RuntimeException e) {
-      bodies.giveBack(reserved);
-      throw e;
-    }
-    bodies.giveBack(reserved);
-    if (!bodies.tryTake(body.length)) { // the same amount for fixed lengths: the swap cannot fail then
-      busy(response, callback);
-      return null;
-    }
-    return body;
-  }
 
-  /** A body without a declared length, read in steps that each take their share of the allowance. */
-  private byte[] readChunked(InputStream in, long max, Response response, Callback callback) throws IOException {
-    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
-    byte[] step = new byte[64 * 1024];
-    long taken = 0;
-    try {
-      for (int n; (n = in.read(step)) > 0; ) {
-        if (out.size() + n > max) {
-          tooLarge(response, callback, max);
-          return null;
-        }
-        if (!bodies.tryTake(n)) {
-          busy(response, callback);
-          return null;
-        }
-        taken += n;
-        out.write(step, 0, n);
-      }
-      return out.toByteArray();
-    } finally {
-      bodies.giveBack(taken); // readBody takes the whole body's bytes again
-    }
-  }
-
-  private static void busy(Response response, Callback callback) {
-    response.getHeaders().put(HttpHeader.CONNECTION, "close");
-    response.getHeaders().put(HttpHeader.RETRY_AFTER, "1");
-    Replies.error(response, callback, 503, null, ErrorCodes.UPSTREAM_ERROR,
-        "the gateway is holding as many request bodies as it may (" + (BODY_BYTES >> 20) + " MiB); retry shortly");
-  }
-
-  private static void tooLarge(Response response, Callback callback, long max) {
-    response.getHeaders().put(HttpHeader.CONNECTION, "close");
-    Replies.error(response, callback, 413, null, ErrorCodes.INVALID_REQUEST,
-        "message too large (limit " + max + " bytes, --max-message-size)");
-  }
 }

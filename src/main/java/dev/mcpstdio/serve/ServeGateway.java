@@ -44,7 +44,8 @@ public final class ServeGateway implements AutoCloseable {
     this.sessions = new Sessions(config, log);
     this.guard = new HostGuard(config.host(), config.publicUrl(), config.allowedOrigins());
     this.gate = new BearerGate(config.authToken(), config.publicUrl(), config.path());
-    this.endpoint = new McpEndpoint(config, sessions, log);
+    RequestBodies bodies = new RequestBodies(config.maxMessageSize());
+    this.endpoint = new McpEndpoint(config, sessions, bodies, log);
     this.readiness = new Readiness(config, sessions);
     QueuedThreadPool threads = new QueuedThreadPool();
     threads.setName("serve");

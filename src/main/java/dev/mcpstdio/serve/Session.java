@@ -64,6 +64,8 @@ final class Session implements ChildProcess.Listener {
 
   final String id;
   final Log log;
+  /** Legacy HTTP+SSE (2024-11-05): every message from the child, answers included, goes to the one stream. */
+  final boolean oneStream;
   private final ByteBudget queuedBytes;
   private final Duration exitWait;
   private final Duration backendTimeout;
@@ -87,9 +89,10 @@ final class Session implements ChildProcess.Listener {
    * @param exitWait how long to wait for the child's exit code once its stdout has closed
    * @param backendTimeout how long a request waits for the child's answer
    */
-  Session(String id, Log log, ByteBudget queuedBytes, Duration exitWait, Duration backendTimeout) {
+  Session(String id, Log log, boolean oneStream, ByteBudget queuedBytes, Duration exitWait, Duration backendTimeout) {
     this.id = id;
     this.log = log;
+    this.oneStream = oneStream;
     this.queuedBytes = queuedBytes;
     this.exitWait = exitWait;
     this.backendTimeout = backendTimeout;
@@ -292,6 +295,10 @@ final class Session implements ChildProcess.Listener {
     } catch (MalformedMessageException e) {
       log.warn("the server wrote a line that is not JSON (" + line.length + " bytes, " + e.getMessage()
           + "); dropped");
+      return;
+    }
+    if (oneStream) {
+      toStream(line, "a message");
       return;
     }
     switch (message) {

@@ -69,13 +69,21 @@ final class Sessions {
 
   /** A new session with a freshly spawned child, or null when the cap is reached or shutting down. */
   Session create() throws IOException {
+    return create(false);
+  }
+
+  /**
+   * A new session; {@code oneStream} for the legacy HTTP+SSE transport, where every message from
+   * the child travels on the session's one event stream.
+   */
+  Session create(boolean oneStream) throws IOException {
     if (shuttingDown || !slots.tryAcquire()) {
       return null;
     }
     byte[] raw = new byte[16];
     RANDOM.nextBytes(raw);
     String id = HexFormat.of().formatHex(raw);
-    Session session = new Session(id, log.tagged("session " + Session.shortId(id)), queuedBytes,
+    Session session = new Session(id, log.tagged("session " + Session.shortId(id)), oneStream, queuedBytes,
         config.ladder().afterStdinClosed(), config.backendTimeout());
     try {
       session.attach(ChildProcess.start(config.child(), config.maxMessageSize(), session.log.tagged("child"),
