@@ -47,6 +47,9 @@ final class ServeCommand {
     option(spec, "--host", "HOST", String.class, "Bind address (default 127.0.0.1).");
     option(spec, "--port", "PORT", String.class, "Bind port; 0 picks a free one (default 8080).");
     option(spec, "--path", "PATH", String.class, "The MCP endpoint path (default /mcp).");
+    option(spec, "--sse-path", "PATH", String.class, "Where legacy HTTP+SSE (2024-11-05) clients open their stream (default /sse).");
+    option(spec, "--messages-path", "PATH", String.class, "Where legacy HTTP+SSE clients POST messages (default /messages).");
+    flag(spec, "--no-sse", "Serve no legacy HTTP+SSE endpoints.");
     option(spec, "--max-sessions", "N", String.class, "Live sessions at most; initialize past it gets 503 (default 100).");
     option(spec, "--session-idle-ttl", "SECONDS", String.class, "End sessions idle this long (no request in flight, no open stream); 0 never (default 1800).");
     option(spec, "--max-message-size", "BYTES", String.class, "Largest request body and server line; 0 disables (default 10485760).");
@@ -73,7 +76,8 @@ final class ServeCommand {
   }
 
   /** Options with a value (the word after them belongs to them). */
-  private static final java.util.Set<String> VALUED = java.util.Set.of("--host", "--port", "--path", "--max-sessions",
+  private static final java.util.Set<String> VALUED = java.util.Set.of("--host", "--port", "--path", "--sse-path",
+      "--messages-path", "--max-sessions",
       "--session-idle-ttl", "--max-message-size", "--backend-timeout", "--allow-origin", "--public-url",
       "--auth-token", "--log-level");
 
@@ -101,10 +105,7 @@ final class ServeCommand {
       throw new UsageException("--host must not be empty", ExitCodes.USAGE);
     }
     int port = integer(r, "--port", ServeConfig.DEFAULT_PORT, 0, 65535);
-    String path = r.matchedOptionValue("--path", ServeConfig.DEFAULT_PATH);
-    if (!path.startsWith("/") || path.matches(".*[\"\\s?#].*")) {
-      throw new UsageException("--path must start with / and contain no quote, space, ? or #", ExitCodes.USAGE);
-    }
+    String path = endpointPath(r, "--path", ServeConfig.DEFAULT_PATH);
     int maxSessions = integer(r, "--max-sessions", ServeConfig.DEFAULT_MAX_SESSIONS, 1, 100_000);
     Duration idle = seconds(r, "--session-idle-ttl", ServeConfig.DEFAULT_SESSION_IDLE_TTL, true);
     long maxMessage = bytes(r, "--max-message-size", ServeConfig.DEFAULT_MAX_MESSAGE_SIZE);
@@ -130,8 +131,14 @@ final class ServeCommand {
       log.warn("serving on " + host + " without authentication: anyone who can reach this port can run "
           + child.argv().getFirst() + "; set MCP_STDIO_SERVE_TOKEN");
     }
+    String ssePath = endpointPath(r, "--sse-path", ServeConfig.DEFAULT_SSE_PATH);
+    String messagesPath = endpointPath(r, "--messages-path", ServeConfig.DEFAULT_MESSAGES_PATH);
+    if (!r.hasMatchedOption("--no-sse") && (ssePath.equals(path) || messagesPath.equals(path) || ssePath.equals(messagesPath))) {
+      throw new UsageException("--path, --sse-path and --messages-path must differ", ExitCodes.USAGE);
+    }
     return new ServeConfig(host, port, path, child, maxSessions, idle, maxMessage, backend,
-        ServeConfig.DEFAULT_KEEP_ALIVE, origins, publicUrl, token, ChildProcess.Ladder.DEFAULT, level(r));
+        ServeConfig.DEFAULT_KEEP_ALIVE, origins, publicUrl, token, ChildProcess.Ladder.DEFAULT, level(r),
+        r.hasMatchedOption("--no-sse") ? null : ssePath, messagesPath);
   }
 
   /**
@@ -149,6 +156,15 @@ final class ServeCommand {
     return new ChildSpec(List.of(java, "-Xlog:disable", "-Xlog:all=warning:stderr", "-XX:+DisplayVMOutputToStderr",
         "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto", "-cp", System.getProperty("java.class.path"),
         Main.class.getName(), "demo"));
+  }
+
+  /** An endpoint path option: it starts with / and holds no quote, space, ? or #. */
+  private static String endpointPath(ParseResult r, String name, String fallback) throws UsageException {
+    String path = r.matchedOptionValue(name, fallback);
+    if (!path.startsWith("/") || path.matches(".*[\"\\s?#].*")) {
+      throw new UsageException(name + " must start with / and contain no quote, space, ? or #", ExitCodes.USAGE);
+    }
+    return path;
   }
 
   private static int integer(ParseResult r, String name, int fallback, int min, int max) throws UsageException {

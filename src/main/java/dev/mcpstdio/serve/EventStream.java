@@ -58,6 +58,13 @@ final class EventStream {
     Replies.blockingWrite(response, false, event(json, id));
   }
 
+  /** An event with a name other than {@code message} (the legacy transport's {@code endpoint}). */
+  void event(String name, byte[] data) throws IOException {
+    ByteBuffer event = ByteBuffer.allocate(name.length() + data.length + 16);
+    event.put(("event: " + name + "\ndata: ").getBytes(StandardCharsets.US_ASCII)).put(data).put(EVENT_TAIL).flip();
+    Replies.blockingWrite(response, false, event);
+  }
+
   /** The last event, ending the stream in the same write. */
   void last(byte[] json, String id) throws IOException {
     Replies.blockingWrite(response, true, event(json, id));

@@ -25,6 +25,8 @@ import java.util.List;
  * @param authToken the static bearer token clients must present, or null for no authentication
  * @param ladder the child shutdown ladder
  * @param logLevel how much to log
+ * @param ssePath where legacy HTTP+SSE clients open their stream, or null to serve none
+ * @param messagesPath where legacy HTTP+SSE clients POST their messages
  */
 public record ServeConfig(
     String host,
@@ -40,7 +42,9 @@ public record ServeConfig(
     URI publicUrl,
     String authToken,
     ChildProcess.Ladder ladder,
-    Log.Level logLevel) {
+    Log.Level logLevel,
+    String ssePath,
+    String messagesPath) {
 
   public static final int DEFAULT_PORT = 8080;
   public static final String DEFAULT_PATH = "/mcp";
@@ -48,6 +52,8 @@ public record ServeConfig(
   public static final long DEFAULT_MAX_MESSAGE_SIZE = 10L << 20;
   public static final Duration DEFAULT_BACKEND_TIMEOUT = Duration.ofSeconds(120);
   public static final Duration DEFAULT_KEEP_ALIVE = Duration.ofSeconds(15);
+  public static final String DEFAULT_SSE_PATH = "/sse";
+  public static final String DEFAULT_MESSAGES_PATH = "/messages";
 
   /**
    * Sessions whose clients vanished without DELETE would otherwise hold their children, and
@@ -63,31 +69,37 @@ public record ServeConfig(
   public static ServeConfig defaults(ChildSpec child) {
     return new ServeConfig("127.0.0.1", DEFAULT_PORT, DEFAULT_PATH, child, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TTL,
         DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_BACKEND_TIMEOUT, DEFAULT_KEEP_ALIVE, List.of(), null, null,
-        ChildProcess.Ladder.DEFAULT, Log.Level.INFO);
+        ChildProcess.Ladder.DEFAULT, Log.Level.INFO, DEFAULT_SSE_PATH, DEFAULT_MESSAGES_PATH);
   }
 
   public ServeConfig withPort(int newPort) {
     return new ServeConfig(host, newPort, path, child, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
-        keepAlive, allowedOrigins, publicUrl, authToken, ladder, logLevel);
+        keepAlive, allowedOrigins, publicUrl, authToken, ladder, logLevel, ssePath, messagesPath);
   }
 
   public ServeConfig withAuthToken(String token) {
     return new ServeConfig(host, port, path, child, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
-        keepAlive, allowedOrigins, publicUrl, token, ladder, logLevel);
+        keepAlive, allowedOrigins, publicUrl, token, ladder, logLevel, ssePath, messagesPath);
   }
 
   public ServeConfig withLimits(int sessions, Duration idleTtl, long messageSize, Duration timeout, Duration alive) {
     return new ServeConfig(host, port, path, child, sessions, idleTtl, messageSize, timeout, alive, allowedOrigins,
-        publicUrl, authToken, ladder, logLevel);
+        publicUrl, authToken, ladder, logLevel, ssePath, messagesPath);
   }
 
   public ServeConfig withOrigins(List<String> origins, URI url) {
     return new ServeConfig(host, port, path, child, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
-        keepAlive, origins, url, authToken, ladder, logLevel);
+        keepAlive, origins, url, authToken, ladder, logLevel, ssePath, messagesPath);
   }
 
   public ServeConfig withChild(ChildSpec newChild, ChildProcess.Ladder newLadder) {
     return new ServeConfig(host, port, path, newChild, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
-        keepAlive, allowedOrigins, publicUrl, authToken, newLadder, logLevel);
+        keepAlive, allowedOrigins, publicUrl, authToken, newLadder, logLevel, ssePath, messagesPath);
+  }
+
+  /** The same, with the legacy HTTP+SSE endpoints at these paths ({@code ssePath} null: none). */
+  public ServeConfig withLegacySse(String newSsePath, String newMessagesPath) {
+    return new ServeConfig(host, port, path, child, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
+        keepAlive, allowedOrigins, publicUrl, authToken, ladder, logLevel, newSsePath, newMessagesPath);
   }
 }

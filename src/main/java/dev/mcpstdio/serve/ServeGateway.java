@@ -36,6 +36,7 @@ public final class ServeGateway implements AutoCloseable {
   private final HostGuard guard;
   private final BearerGate gate;
   private final McpEndpoint endpoint;
+  private final LegacySseEndpoint legacy;
   private final Readiness readiness;
 
   public ServeGateway(ServeConfig config, Log log) {
@@ -46,6 +47,7 @@ public final class ServeGateway implements AutoCloseable {
     this.gate = new BearerGate(config.authToken(), config.publicUrl(), config.path());
     RequestBodies bodies = new RequestBodies(config.maxMessageSize());
     this.endpoint = new McpEndpoint(config, sessions, bodies, log);
+    this.legacy = new LegacySseEndpoint(config, sessions, bodies, log);
     this.readiness = new Readiness(config, sessions);
     QueuedThreadPool threads = new QueuedThreadPool();
     threads.setName("serve");
@@ -91,8 +93,9 @@ public final class ServeGateway implements AutoCloseable {
   public String describe() {
     String auth = gate.enabled() ? "static bearer token" : "no auth";
     String idle = config.sessionIdleTtl().isZero() ? "no idle eviction" : "idle-ttl " + config.sessionIdleTtl().toSeconds() + " s";
+    String sse = config.ssePath() == null ? "no HTTP+SSE" : "HTTP+SSE at " + config.ssePath() + " and " + config.messagesPath();
     return "serving " + config.child().describe() + " at " + url() + " (" + auth + "; max " + config.maxSessions()
-        + " sessions, " + idle + ")";
+        + " sessions, " + idle + "; " + sse + ")";
   }
 
   private final class Routes extends Handler.Abstract {
@@ -110,6 +113,8 @@ public final class ServeGateway implements AutoCloseable {
       String method = request.getMethod();
       if (path.equals(config.path())) {
         mcp(method, request, response, callback);
+      } else if (config.ssePath() != null && (path.equals(config.ssePath()) || path.equals(config.messagesPath()))) {
+        legacy(path.equals(config.ssePath()), method, request, response, callback);
       } else if (path.equals("/healthz") && isRead(method)) {
         Replies.text(response, callback, 200, "application/json", "{\"status\":\"ok\"}");
       } else if (path.equals("/readyz") && isRead(method)) {
@@ -125,12 +130,36 @@ public final class ServeGateway implements AutoCloseable {
       return true;
     }
 
-    private void mcp(String method, Request request, Response response, Callback callback) throws Exception {
+    /** The legacy HTTP+SSE endpoints: GET on the stream path, POST on the messages path. */
+    private void legacy(boolean streamPath, String method, Request request, Response response, Callback callback)
+        throws Exception {
+      if (!authenticated(request, response, callback)) {
+        return;
+      }
+      if (streamPath && method.equals("GET")) {
+        legacy.stream(request, response, callback);
+      } else if (!streamPath && method.equals("POST")) {
+        legacy.post(request, response, callback);
+      } else {
+        response.getHeaders().put(HttpHeader.ALLOW, streamPath ? "GET" : "POST");
+        Replies.error(response, callback, 405, null, ErrorCodes.UPSTREAM_ERROR, "method not allowed");
+      }
+    }
+
+    /** The bearer check for MCP traffic; answers 401 itself and returns false when it fails. */
+    private boolean authenticated(Request request, Response response, Callback callback) {
       BearerGate.Verdict verdict = gate.check(request.getHeaders().get(HttpHeader.AUTHORIZATION));
-      if (verdict != BearerGate.Verdict.ALLOWED) {
-        response.getHeaders().put(HttpHeader.WWW_AUTHENTICATE, gate.challenge(verdict, Origins.effective(request, config)));
-        Replies.error(response, callback, 401, null, ErrorCodes.UPSTREAM_ERROR,
-            verdict == BearerGate.Verdict.MISSING ? "authentication required" : "invalid access token");
+      if (verdict == BearerGate.Verdict.ALLOWED) {
+        return true;
+      }
+      response.getHeaders().put(HttpHeader.WWW_AUTHENTICATE, gate.challenge(verdict, Origins.effective(request, config)));
+      Replies.error(response, callback, 401, null, ErrorCodes.UPSTREAM_ERROR,
+          verdict == BearerGate.Verdict.MISSING ? "authentication required" : "invalid access token");
+      return false;
+    }
+
+    private void mcp(String method, Request request, Response response, Callback callback) throws Exception {
+      if (!authenticated(request, response, callback)) {
         return;
       }
       switch (method) {

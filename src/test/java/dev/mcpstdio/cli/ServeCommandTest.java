@@ -64,6 +64,19 @@ class ServeCommandTest {
   class Defaults {
 
     @Test
+    void legacySseEndpointsAreOnByDefaultAndCanBeMovedOrSwitchedOff() throws Exception {
+      ServeConfig c = parse();
+      assertThat(c.ssePath()).isEqualTo("/sse");
+      assertThat(c.messagesPath()).isEqualTo("/messages");
+      assertThat(parse("--no-sse").ssePath()).isNull();
+      ServeConfig moved = parse("--sse-path", "/legacy/sse", "--messages-path", "/legacy/messages");
+      assertThat(moved.ssePath()).isEqualTo("/legacy/sse");
+      assertThat(moved.messagesPath()).isEqualTo("/legacy/messages");
+      usageError("--sse-path", "/mcp");
+      usageError("--messages-path", "no-slash");
+    }
+
+    @Test
     void withoutOptionsTheDefaultsApply() throws Exception {
       ServeConfig c = parse();
 

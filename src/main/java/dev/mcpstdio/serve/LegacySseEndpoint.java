@@ -1,0 +1,136 @@
+package dev.mcpstdio.serve;
+
+import dev.mcpstdio.jsonrpc.ErrorCodes;
+import dev.mcpstdio.jsonrpc.JsonRpcCodec;
+import dev.mcpstdio.jsonrpc.JsonRpcMessage;
+import dev.mcpstdio.jsonrpc.MalformedMessageException;
+import dev.mcpstdio.stdio.Log;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.Fields;
+
+/**
+ * The legacy HTTP+SSE transport (MCP 2024-11-05), for clients that predate Streamable HTTP.
+ *
+ * <p>{@code GET /sse} starts a session (one child, counted against {@code --max-sessions}) and
+ * holds its event stream: first an {@code endpoint} event naming where to POST
+ * ({@code /messages?sessionId=...}), then every message the child writes, answers included, as
+ * {@code message} events, with keep-alive comments. {@code POST /messages?sessionId=...} hands
+ * one message to that session's child and answers 202; replies travel on the stream. The session
+ * and its child end when the stream closes. Host, Origin, authentication and size limits are those
+ * of the Streamable HTTP endpoint.
+ */
+final class LegacySseEndpoint {
+
+  private final ServeConfig config;
+  private final Sessions sessions;
+  private final RequestBodies bodies;
+  private final Log log;
+
+  LegacySseEndpoint(ServeConfig config, Sessions sessions, RequestBodies bodies, Log log) {
+    this.config = config;
+    this.sessions = sessions;
+    this.bodies = bodies;
+    this.log = log;
+  }
+
+  /** {@code GET /sse}: a session for as long as this stream lasts. */
+  void stream(Request request, Response response, Callback callback) throws InterruptedException {
+    Session session;
+    try {
+      session = sessions.create(true);
+    } catch (IOException e) {
+      log.error("could not start " + config.child().argv().getFirst() + ": " + e.getMessage());
+      Replies.error(response, callback, 503, null, ErrorCodes.UPSTREAM_ERROR, "backend unavailable: the server could not be started");
+      return;
+    }
+    if (session == null) {
+      Replies.error(response, callback, 503, null, ErrorCodes.UPSTREAM_ERROR,
+          "session limit reached (" + config.maxSessions() + ")");
+      return;
+    }
+    session.log.info("started " + config.child().argv().getFirst() + " (pid " + session.child().pid()
+        + ") for an HTTP+SSE client");
+    request.addIdleTimeoutListener(timeout -> false); // keep-alives, not the idle timeout, govern
+    SessionStream stream = session.openStream();
+    EventStream events = new EventStream(response);
+    byte[] unsent = null;
+    try {
+      events.open();
+      events.event("endpoint", (prefix() + config.messagesPath() + "?sessionId=" + session.id).getBytes(StandardCharsets.UTF_8));
+      long keepAlive = config.keepAlive().toMillis();
+      while (true) {
+        byte[] message = stream.next(keepAlive);
+        if (message != null) {
+          unsent = message;
+          events.message(message);
+          unsent = null;
+        } else if (stream.ended()) {
+          break;
+        } else {
+          events.keepAlive();
+          session.touch();
+        }
+      }
+      events.close();
+    } catch (IOException e) {
+      session.log.debug("the HTTP+SSE client closed its stream");
+    } finally {
+      session.closeStream(stream, unsent);
+      session.log.info("HTTP+SSE stream closed; ending the session");
+      sessions.end(session, "the event stream closed");
+      callback.succeeded();
+    }
+  }
+
+  /** {@code POST /messages?sessionId=...}: one message for the session's child. */
+  void post(Request request, Response response, Callback callback) throws IOException {
+    Fields query = Request.extractQueryParameters(request);
+    String id = query.getValue("sessionId");
+    if (id == null || id.isBlank()) {
+      Replies.error(response, callback, 400, null, ErrorCodes.INVALID_REQUEST, "sessionId required in the query");
+      return;
+    }
+    Session session = sessions.find(id);
+    if (session == null || !session.oneStream || session.ended()) {
+      Replies.error(response, callback, 404, null, ErrorCodes.UPSTREAM_ERROR, "unknown or expired session");
+      return;
+    }
+    byte[] body = bodies.read(request, response, callback);
+    if (body == null) {
+      return;
+    }
+    try {
+      JsonRpcMessage message;
+      try {
+        message = JsonRpcCodec.parse(body);
+      } catch (MalformedMessageException e) {
+        Replies.error(response, callback, 400, null, ErrorCodes.PARSE_ERROR, "parse error: " + e.getMessage());
+        return;
+      }
+      if (message instanceof JsonRpcMessage.Invalid invalid) {
+        Replies.error(response, callback, 400, invalid.id(), ErrorCodes.INVALID_REQUEST, "invalid request: " + invalid.reason());
+        return;
+      }
+      if (session.dead() || !session.send(body)) {
+        Replies.error(response, callback, 503, null, ErrorCodes.UPSTREAM_ERROR, "backend unavailable");
+        return;
+      }
+      Replies.text(response, callback, 202, "text/plain", "Accepted");
+    } finally {
+      bodies.release(body);
+    }
+  }
+
+  /** The path of the public URL (a proxy prefix) without a trailing slash, or empty. */
+  private String prefix() {
+    if (config.publicUrl() == null || config.publicUrl().getRawPath() == null) {
+      return "";
+    }
+    String p = config.publicUrl().getRawPath();
+    return p.endsWith("/") ? p.substring(0, p.length() - 1) : p;
+  }
+}
