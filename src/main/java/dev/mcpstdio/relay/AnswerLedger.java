@@ -8,7 +8,9 @@ import dev.mcpstdio.jsonrpc.JsonRpcMessage.Batch;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -34,6 +36,7 @@ final class AnswerLedger implements EmitGate.Filter {
   static final Duration CANCEL_TTL = Duration.ofSeconds(60);
 
   private final Set<JsonRpcId> open = ConcurrentHashMap.newKeySet();
+  private final Map<JsonRpcId, CompletableFuture<Void>> closing = new ConcurrentHashMap<>(); // waiters
   private final Semaphore slots = new Semaphore(MAX_OPEN);
   private final ExpiringIds cancelled;
   private final ExpiringIds answered;
@@ -116,9 +119,36 @@ final class AnswerLedger implements EmitGate.Filter {
     if (open.remove(id)) {
       slots.release();
       answered.add(id);
+      CompletableFuture<Void> waiter = closing.remove(id);
+      if (waiter != null) {
+        waiter.complete(null);
+      }
       return true;
     }
     return false;
+  }
+
+  /**
+   * Waits until {@code id} is answered (or closed as cancelled), at most {@code wait}. For
+   * transports whose answers arrive apart from the request's own exchange (legacy HTTP+SSE).
+   *
+   * @return false when it is still open after {@code wait}
+   */
+  boolean awaitClosed(JsonRpcId id, Duration wait) throws InterruptedException {
+    CompletableFuture<Void> waiter = closing.computeIfAbsent(id, k -> new CompletableFuture<>());
+    if (!open.contains(id)) { // closed before the waiter was in place
+      closing.remove(id, waiter);
+      return true;
+    }
+    try {
+      waiter.get(wait.toNanos(), TimeUnit.NANOSECONDS);
+      return true;
+    } catch (java.util.concurrent.TimeoutException e) {
+      closing.remove(id, waiter);
+      return !open.contains(id);
+    } catch (java.util.concurrent.ExecutionException e) {
+      return !open.contains(id);
+    }
   }
 
   @Override

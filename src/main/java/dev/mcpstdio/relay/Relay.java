@@ -60,6 +60,8 @@ public final class Relay {
   private final EmitGate gate;
   private final Upstream upstream;
   private final ServerStream serverStream;
+  private final LegacySseUpstream legacy; // null unless --transport sse
+  private final Interceptor.Transport transport;
   private final List<Interceptor> links;
   private final ActiveExchanges exchanges = new ActiveExchanges();
   private final DispatchOrder order;
@@ -91,9 +93,17 @@ public final class Relay {
     if (config.normalizeArguments()) {
       chain.add(new NormalizeArguments());
     }
-    chain.add(new AwaitServerStream(serverStream));
-    chain.add(pages);
-    chain.add(new SessionLink(session, memory, log, serverStream::sessionChanged, this::endSessionLater));
+    if (config.transport() == RelayConfig.Transport.SSE) {
+      // HTTP+SSE (2024-11-05): no sessions, versions or pages; answers come on the event stream.
+      this.legacy = new LegacySseUpstream(client, config, log, inbound, this::streamLost, sleeper);
+      this.transport = legacy::post;
+    } else {
+      this.legacy = null;
+      this.transport = upstream::post;
+      chain.add(new AwaitServerStream(serverStream));
+      chain.add(pages);
+      chain.add(new SessionLink(session, memory, log, serverStream::sessionChanged, this::endSessionLater));
+    }
     chain.add(new RetryLink(config.retry(), sleeper, log));
     this.links = List.copyOf(chain);
     wire.onBroken(() -> Thread.ofVirtual().start(() -> shutdown("stdout closed by the host")));
@@ -105,8 +115,16 @@ public final class Relay {
    */
   public int run() throws InterruptedException {
     // Only the origin at info level: some services put an API key in the path.
-    log.info("connecting to " + origin(config.url()));
+    log.info("connecting to " + origin(config.url()) + (legacy != null ? " (HTTP+SSE)" : ""));
     log.debug("endpoint " + config.url());
+    if (legacy != null) {
+      String problem = legacy.start();
+      if (problem != null) {
+        log.error(problem);
+        sweeper.close();
+        return 1;
+      }
+    }
     Thread reader = Thread.ofPlatform().daemon().name("mcp-stdio-stdin").start(this::readLoop);
     stopped.await();
     reader.interrupt();
@@ -302,7 +320,7 @@ public final class Relay {
             .unstarted(
                 () -> {
                   try {
-                    settle(call, Interceptor.run(links, upstream::post, call));
+                    settle(call, Interceptor.run(links, transport, call));
                   } catch (InterruptedException e) {
                     settle(call, Outcome.Failed.of(Outcome.Kind.SHUTDOWN, "relay shutting down"));
                   } catch (RuntimeException e) {
@@ -327,7 +345,9 @@ public final class Relay {
   private void settle(Call call, Outcome outcome) {
     switch (call.message()) {
       case Request r -> {
-        if (ledger.isOpen(r.id())) {
+        if (legacy != null && outcome instanceof Outcome.Accepted) {
+          awaitStreamedAnswer(r.id()); // the answer travels on the event stream
+        } else if (ledger.isOpen(r.id())) {
           answerFailure(call, r.id(), outcome);
         }
       }
@@ -341,7 +361,7 @@ public final class Relay {
       case Notification n -> {
         if (isFailure(outcome)) {
           log.warn(n.method() + " was not delivered: " + SessionLink.describe(outcome));
-        } else if ("notifications/initialized".equals(n.method())) {
+        } else if ("notifications/initialized".equals(n.method()) && legacy == null) {
           serverStream.start();
         }
       }
@@ -351,6 +371,33 @@ public final class Relay {
         }
       }
       case Invalid ignored -> {}
+    }
+  }
+
+  /** HTTP+SSE: waits for the answer to arrive on the stream, and says so when it does not in time. */
+  private void awaitStreamedAnswer(JsonRpcId id) {
+    try {
+      if (!ledger.awaitClosed(id, config.readTimeout())) {
+        answerOwn(id, ErrorCodes.UPSTREAM_ERROR, "no response from the server within " + config.readTimeout().toSeconds()
+            + " s (--timeout-read)", null);
+      }
+    } catch (InterruptedException e) {
+      answerOwn(id, ErrorCodes.UPSTREAM_ERROR, "relay shutting down", null);
+    }
+  }
+
+  /**
+   * HTTP+SSE: the event stream was lost, and with it every answer still to come. Each open request
+   * gets one error now (a request the host cancelled is closed silently instead).
+   */
+  private void streamLost(String reason) {
+    for (JsonRpcId id : ledger.openIds()) {
+      if (ledger.isCancelled(id)) {
+        ledger.closeCancelled(id);
+      } else {
+        answerOwn(id, ErrorCodes.UPSTREAM_ERROR, "SSE stream disconnected before the response arrived (" + reason
+            + "); please retry", null);
+      }
     }
   }
 
@@ -406,6 +453,9 @@ public final class Relay {
         exchanges.awaitIdle(Duration.ofSeconds(2));
       }
       serverStream.stop();
+      if (legacy != null) {
+        legacy.stop();
+      }
       answerTheRest();
       endSession();
     } catch (InterruptedException e) {

@@ -24,6 +24,7 @@ import java.util.List;
  * @param logLevel how much the relay says on stderr
  * @param retry retry and backoff policy
  * @param shutdownGrace how long in-flight work may finish after stdin closes or a signal arrives
+ * @param transport Streamable HTTP, or the legacy HTTP+SSE transport (2024-11-05)
  */
 public record RelayConfig(
     URI url,
@@ -39,7 +40,16 @@ public record RelayConfig(
     boolean check,
     Log.Level logLevel,
     RetryPolicy retry,
-    Duration shutdownGrace) {
+    Duration shutdownGrace,
+    Transport transport) {
+
+  /** How the relay talks to the server. */
+  public enum Transport {
+    /** One POST per message, answers in its reply (2025-03-26 and later). */
+    STREAMABLE_HTTP,
+    /** A GET event stream for everything the server says, a POST per message (2024-11-05). */
+    SSE
+  }
 
   public static final long DEFAULT_MAX_MESSAGE_SIZE = 10L * 1024 * 1024;
 
@@ -64,47 +74,54 @@ public record RelayConfig(
         false,
         Log.Level.INFO,
         RetryPolicy.DEFAULT,
-        Duration.ofSeconds(2));
+        Duration.ofSeconds(2),
+        Transport.STREAMABLE_HTTP);
   }
 
   public RelayConfig withHeaders(List<Header> newHeaders) {
     return new RelayConfig(url, newHeaders, connectTimeout, readTimeout, streamReadTimeout,
         maxMessageSize, tcpKeepAlive, cancelFilter, normalizeArguments, caFiles, check, logLevel,
-        retry, shutdownGrace);
+        retry, shutdownGrace, transport);
   }
 
   public RelayConfig withTimeouts(Duration connect, Duration read, Duration stream) {
     return new RelayConfig(url, headers, connect, read, stream, maxMessageSize, tcpKeepAlive,
-        cancelFilter, normalizeArguments, caFiles, check, logLevel, retry, shutdownGrace);
+        cancelFilter, normalizeArguments, caFiles, check, logLevel, retry, shutdownGrace, transport);
   }
 
   public RelayConfig withLimits(long newMaxMessageSize) {
     return new RelayConfig(url, headers, connectTimeout, readTimeout, streamReadTimeout,
         newMaxMessageSize, tcpKeepAlive, cancelFilter, normalizeArguments, caFiles, check,
-        logLevel, retry, shutdownGrace);
+        logLevel, retry, shutdownGrace, transport);
   }
 
   public RelayConfig withBehaviour(boolean newCancelFilter, boolean newNormalizeArguments) {
     return new RelayConfig(url, headers, connectTimeout, readTimeout, streamReadTimeout,
         maxMessageSize, tcpKeepAlive, newCancelFilter, newNormalizeArguments, caFiles, check,
-        logLevel, retry, shutdownGrace);
+        logLevel, retry, shutdownGrace, transport);
   }
 
   public RelayConfig withRetry(RetryPolicy newRetry) {
     return new RelayConfig(url, headers, connectTimeout, readTimeout, streamReadTimeout,
         maxMessageSize, tcpKeepAlive, cancelFilter, normalizeArguments, caFiles, check, logLevel,
-        newRetry, shutdownGrace);
+        newRetry, shutdownGrace, transport);
   }
 
   public RelayConfig withNetwork(boolean newTcpKeepAlive, List<Path> newCaFiles) {
     return new RelayConfig(url, headers, connectTimeout, readTimeout, streamReadTimeout,
         maxMessageSize, newTcpKeepAlive, cancelFilter, normalizeArguments, newCaFiles, check,
-        logLevel, retry, shutdownGrace);
+        logLevel, retry, shutdownGrace, transport);
   }
 
   public RelayConfig withMode(boolean newCheck, Log.Level newLogLevel, Duration newShutdownGrace) {
     return new RelayConfig(url, headers, connectTimeout, readTimeout, streamReadTimeout,
         maxMessageSize, tcpKeepAlive, cancelFilter, normalizeArguments, caFiles, newCheck,
-        newLogLevel, retry, newShutdownGrace);
+        newLogLevel, retry, newShutdownGrace, transport);
+  }
+
+  public RelayConfig withTransport(Transport newTransport) {
+    return new RelayConfig(url, headers, connectTimeout, readTimeout, streamReadTimeout,
+        maxMessageSize, tcpKeepAlive, cancelFilter, normalizeArguments, caFiles, check, logLevel,
+        retry, shutdownGrace, newTransport);
   }
 }

@@ -1,0 +1,285 @@
+package dev.mcpstdio.relay;
+
+import dev.mcpstdio.Version;
+import dev.mcpstdio.jsonrpc.JsonRpcCodec;
+import dev.mcpstdio.jsonrpc.JsonRpcMessage;
+import dev.mcpstdio.jsonrpc.MalformedMessageException;
+import dev.mcpstdio.stdio.Log;
+import dev.mcpstdio.wire.SseDecoder;
+import dev.mcpstdio.wire.SseEvent;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+
+/**
+ * The legacy HTTP+SSE transport (MCP 2024-11-05), client side.
+ *
+ * <p>A GET event stream carries everything the server says; its first event, {@code endpoint},
+ * names where each message is POSTed (resolved against the stream's URL). POSTs are answered 2xx
+ * with no message: answers arrive on the stream and reach the host through {@link Inbound}. When
+ * the stream is lost, every request still waiting can no longer be answered, so
+ * {@code streamLost} is told (the relay answers each with an error), and the stream is reopened
+ * after {@link #RECONNECT_DELAY}; POSTs wait for the new endpoint.
+ *
+ * <p>An endpoint on another origin is refused when credentials would travel with the POSTs to
+ * it. Silence on the stream longer than {@code --sse-read-timeout} counts as a loss.
+ */
+final class LegacySseUpstream {
+
+  static final Duration RECONNECT_DELAY = Duration.ofSeconds(1);
+
+  private final HttpClient client;
+  private final RelayConfig config;
+  private final Log log;
+  private final Inbound inbound;
+  private final Consumer<String> streamLost;
+  private final Sleeper sleeper;
+  private final AtomicReference<CompletableFuture<URI>> endpoint = new AtomicReference<>(new CompletableFuture<>());
+  private final AtomicLong lastActivity = new AtomicLong(System.nanoTime());
+  private volatile boolean stopped;
+  private volatile InputStream current;
+  private Thread reader;
+
+  LegacySseUpstream(HttpClient client, RelayConfig config, Log log, Inbound inbound, Consumer<String> streamLost,
+      Sleeper sleeper) {
+    this.client = client;
+    this.config = config;
+    this.log = log;
+    this.inbound = inbound;
+    this.streamLost = streamLost;
+    this.sleeper = sleeper;
+  }
+
+  /**
+   * Opens the stream and waits for its endpoint.
+   *
+   * @return null when ready, else why the relay cannot start
+   */
+  String start() throws InterruptedException {
+    CompletableFuture<String> firstFailure = new CompletableFuture<>();
+    reader = Thread.ofVirtual().name("mcp-stdio-sse").start(() -> readLoop(firstFailure));
+    try {
+      CompletableFuture.anyOf(endpoint.get(), firstFailure).get(config.connectTimeout().toMillis(), TimeUnit.MILLISECONDS);
+    } catch (TimeoutException e) {
+      stop();
+      return "no endpoint event from " + Relay.origin(config.url()) + " within " + config.connectTimeout().toSeconds() + " s";
+    } catch (java.util.concurrent.ExecutionException e) {
+      stop();
+      return e.getCause().getMessage();
+    }
+    if (firstFailure.isDone()) {
+      stop();
+      return firstFailure.getNow("the event stream failed");
+    }
+    return null;
+  }
+
+  void stop() {
+    stopped = true;
+    closeCurrent();
+    if (reader != null) {
+      reader.interrupt();
+    }
+  }
+
+  private void readLoop(CompletableFuture<String> firstFailure) {
+    boolean connected = false;
+    while (!stopped) {
+      String loss;
+      try {
+        HttpResponse<InputStream> response = client.send(streamRequest(), HttpResponse.BodyHandlers.ofInputStream());
+        if (response.statusCode() != 200) {
+          response.body().close();
+          loss = "the event stream was refused with HTTP " + response.statusCode();
+          if (!connected) {
+            firstFailure.complete(loss);
+            return;
+          }
+        } else {
+          connected = true;
+          loss = read(response.body());
+        }
+      } catch (IOException e) {
+        loss = "the event stream failed: " + e.getMessage();
+        if (!connected) {
+          firstFailure.complete("cannot reach " + Relay.origin(config.url()) + ": " + e.getMessage());
+          return;
+        }
+      } catch (InterruptedException e) {
+        return;
+      }
+      if (stopped) {
+        return;
+      }
+      lost(loss);
+      try {
+        sleeper.sleep(RECONNECT_DELAY);
+      } catch (InterruptedException e) {
+        return;
+      }
+    }
+  }
+
+  /** Reads one stream to its end; returns why it ended. */
+  private String read(InputStream body) {
+    current = body;
+    lastActivity.set(System.nanoTime());
+    SseDecoder decoder = new SseDecoder(config.maxMessageSize(), this::onEvent);
+    Thread watchdog = config.streamReadTimeout().isZero() ? null : Thread.ofVirtual().start(() -> watch(body));
+    byte[] buffer = new byte[16 * 1024];
+    try (body) {
+      for (int n; (n = body.read(buffer)) > 0; ) {
+        lastActivity.set(System.nanoTime());
+        decoder.feed(buffer, 0, n);
+      }
+      decoder.finish();
+      return "the server closed the event stream";
+    } catch (IOException e) {
+      return stopped ? "stopped" : "the event stream failed: " + e.getMessage();
+    } finally {
+      current = null;
+      if (watchdog != null) {
+        watchdog.interrupt();
+      }
+    }
+  }
+
+  /** Closes a stream that stayed silent past {@code --sse-read-timeout}. */
+  private void watch(InputStream body) {
+    long timeout = config.streamReadTimeout().toNanos();
+    try {
+      while (current == body) {
+        long idle = System.nanoTime() - lastActivity.get();
+        if (idle > timeout) {
+          log.warn("no data on the event stream for " + config.streamReadTimeout().toSeconds() + " s; reconnecting");
+          closeCurrent();
+          return;
+        }
+        Thread.sleep(Math.max(1, TimeUnit.NANOSECONDS.toMillis(timeout - idle))); // until the silence would reach the bound
+      }
+    } catch (InterruptedException e) {
+      // the stream ended first
+    }
+  }
+
+  private void closeCurrent() {
+    InputStream in = current;
+    if (in != null) {
+      try {
+        in.close();
+      } catch (IOException e) {
+        // closing is all that was asked
+      }
+    }
+  }
+
+  private void lost(String reason) {
+    CompletableFuture<URI> old = endpoint.getAndSet(new CompletableFuture<>());
+    old.cancel(false);
+    log.warn(reason + "; reconnecting in " + RECONNECT_DELAY.toMillis() + " ms");
+    streamLost.accept(reason);
+  }
+
+  private void onEvent(SseEvent event) {
+    String type = event.type();
+    if (type.equals("endpoint")) {
+      URI resolved = resolve(new String(event.data(), StandardCharsets.UTF_8));
+      if (resolved != null) {
+        log.debug("endpoint " + resolved);
+        endpoint.get().complete(resolved);
+      }
+    } else if (type.equals("message")) {
+      try {
+        JsonRpcMessage message = JsonRpcCodec.parse(event.data());
+        inbound.accept(message);
+      } catch (MalformedMessageException e) {
+        log.warn("the server sent an event that is not JSON-RPC (" + e.getMessage() + "); dropped");
+      }
+    }
+  }
+
+  /** The endpoint against the stream's URL, or null (logged) when it must not be used. */
+  private URI resolve(String data) {
+    URI resolved;
+    try {
+      resolved = config.url().resolve(data.trim());
+    } catch (IllegalArgumentException e) {
+      log.warn("the server's endpoint event is not a URL; ignored");
+      return null;
+    }
+    if (!"http".equalsIgnoreCase(resolved.getScheme()) && !"https".equalsIgnoreCase(resolved.getScheme())) {
+      log.warn("the server's endpoint is not http(s); ignored");
+      return null;
+    }
+    if (!sameOrigin(resolved, config.url()) && !config.headers().isEmpty()) {
+      log.warn("the server named an endpoint on another origin (" + Relay.origin(resolved)
+          + "); refused, since the relay's headers (credentials) would go with it");
+      return null;
+    }
+    return resolved;
+  }
+
+  static boolean sameOrigin(URI a, URI b) {
+    return a.getScheme().equalsIgnoreCase(b.getScheme())
+        && a.getHost() != null && a.getHost().equalsIgnoreCase(b.getHost())
+        && port(a) == port(b);
+  }
+
+  private static int port(URI u) {
+    if (u.getPort() >= 0) {
+      return u.getPort();
+    }
+    return u.getScheme().toLowerCase(Locale.ROOT).equals("https") ? 443 : 80;
+  }
+
+  private HttpRequest streamRequest() {
+    HttpRequest.Builder b = HttpRequest.newBuilder(config.url()).GET().header("Accept", "text/event-stream")
+        .header("Cache-Control", "no-cache");
+    return withHeaders(b).build();
+  }
+
+  private HttpRequest.Builder withHeaders(HttpRequest.Builder b) {
+    b.setHeader("User-Agent", "mcp-stdio/" + Version.get());
+    for (Header h : config.headers()) {
+      b.setHeader(h.name(), h.value());
+    }
+    return b;
+  }
+
+  /** POSTs one message to the current endpoint (waiting for one while the stream reconnects). */
+  Outcome post(Call call) throws InterruptedException {
+    URI target;
+    try {
+      target = endpoint.get().get(config.readTimeout().toMillis(), TimeUnit.MILLISECONDS);
+    } catch (TimeoutException | java.util.concurrent.CancellationException | java.util.concurrent.ExecutionException e) {
+      call.handover().complete(null);
+      return new Outcome.Failed("SSE endpoint unavailable (the event stream is reconnecting)", false, false, true);
+    }
+    HttpRequest request = withHeaders(HttpRequest.newBuilder(target).timeout(config.readTimeout()))
+        .header("Content-Type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofByteArray(call.body())).build();
+    try {
+      HttpResponse<Void> response = client.send(request, HttpResponse.BodyHandlers.discarding());
+      call.handover().complete(null);
+      int status = response.statusCode();
+      return status / 100 == 2
+          ? new Outcome.Accepted(status, response.headers())
+          : new Outcome.Refused(status, response.headers(), null);
+    } catch (IOException e) {
+      call.handover().complete(null);
+      return new Outcome.Failed(e.getMessage() == null ? e.toString() : e.getMessage(), true, false, true);
+    }
+  }
+}

@@ -1,0 +1,85 @@
+package dev.mcpstdio.serve;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.mcpstdio.relay.RelayConfig;
+import dev.mcpstdio.testing.RelayHarness;
+import java.net.URI;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The relay's {@code --transport sse} (legacy HTTP+SSE, 2024-11-05) against {@code serve}'s legacy
+ * endpoints with the demo server behind them: both halves of the legacy transport, end to end.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class RelayOverLegacySseTest {
+
+  private static RelayHarness relay(ServeHarness serve, Duration readTimeout) {
+    URI sse = serve.url.resolve("/sse");
+    return RelayHarness.start(sse, c -> c.withTransport(RelayConfig.Transport.SSE)
+        .withTimeouts(Duration.ofSeconds(5), readTimeout, Duration.ofSeconds(300)));
+  }
+
+  @Test
+  void aWholeSessionRunsOverTheLegacyTransport() throws Exception {
+    try (ServeHarness serve = ServeHarness.start(ServeHarness.config(ServeHarness.demo()));
+        RelayHarness host = relay(serve, Duration.ofSeconds(20))) {
+      assertThat(host.initialize()).contains("mcp-stdio-demo");
+      host.send("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\",\"arguments\":{\"text\":\"old school\"}}}");
+      assertThat(host.answerTo("1")).contains("old school");
+
+      host.send("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"slow\",\"arguments\":"
+          + "{\"steps\":2,\"delayMs\":10},\"_meta\":{\"progressToken\":\"p\"}}}");
+      assertThat(host.stdout.nextMatching(l -> l.contains("notifications/progress"), RelayHarness.TIMEOUT)).contains("\"p\"");
+      assertThat(host.answerTo("2")).contains("done after 2 steps");
+
+      // the server's own request reaches the host, and the host's answer goes back through the relay
+      host.send("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"ask\",\"arguments\":{\"question\":\"Q\"}}}");
+      String ask = host.stdout.nextMatching(l -> l.contains("elicitation/create"), RelayHarness.TIMEOUT);
+      String askId = ask.replaceAll(".*\"id\":(\"demo-[0-9]+\").*", "$1");
+      host.send("{\"jsonrpc\":\"2.0\",\"id\":" + askId + ",\"result\":{\"action\":\"accept\",\"content\":{\"answer\":\"Bo\"}}}");
+      assertThat(host.answerTo("3")).contains("the user answered: Bo");
+      assertThat(host.closeAndAwait()).isZero();
+    }
+  }
+
+  @Test
+  void aLostStreamAnswersEveryRequestInFlightExactlyOnce() throws Exception {
+    ServeHarness serve = ServeHarness.start(ServeHarness.config(ServeHarness.demo()));
+    try (RelayHarness host = relay(serve, Duration.ofSeconds(30))) {
+      host.initialize();
+      for (int id = 10; id < 13; id++) {
+        host.send("{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"method\":\"tools/call\",\"params\":{\"name\":\"slow\",\"arguments\":"
+            + "{\"steps\":100,\"delayMs\":100},\"_meta\":{\"progressToken\":" + id + "}}}");
+      }
+      for (int id = 10; id < 13; id++) { // all three are running
+        String token = "\"progressToken\":" + id + ",";
+        host.stdout.nextMatching(l -> l.contains(token), RelayHarness.TIMEOUT);
+      }
+      serve.close(); // the server goes away mid-call: the stream is lost
+      for (int id = 10; id < 13; id++) {
+        assertThat(host.answerTo(String.valueOf(id))).contains("-32000").contains("SSE stream disconnected");
+      }
+      // a request sent now waits for a new stream, which never comes, and gets its own single error
+      host.send("{\"jsonrpc\":\"2.0\",\"id\":20,\"method\":\"ping\"}");
+      assertThat(host.answerTo("20")).contains("error");
+      for (int id = 10; id < 13; id++) {
+        String idJson = String.valueOf(id);
+        assertThat(host.stdout.snapshot().stream().filter(l -> RelayHarness.hasId(l, idJson)).count())
+            .as("answers to id " + id).isEqualTo(1);
+      }
+    }
+  }
+
+  @Test
+  void aServerWithoutTheLegacyEndpointFailsAtStartup() throws Exception {
+    try (ServeHarness serve = ServeHarness.start(ServeHarness.config(ServeHarness.demo()).withLegacySse(null, "/messages"));
+        RelayHarness host = relay(serve, Duration.ofSeconds(5))) {
+      assertThat(host.closeAndAwait()).isEqualTo(1);
+      assertThat(host.log()).contains("the event stream was refused with HTTP 404");
+    }
+  }
+}
