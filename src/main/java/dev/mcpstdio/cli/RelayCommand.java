@@ -64,7 +64,7 @@ final class RelayCommand {
     spec.addOption(OptionSpec.builder("-H", "--header").paramLabel("'Name: value'").type(List.class)
         .auxiliaryTypes(String.class).description("Extra request header (repeatable); overrides a built-in of the same name.").build());
     option(spec, "--transport", "KIND", String.class,
-        "streamable-http (default) or sse: the legacy HTTP+SSE transport of MCP 2024-11-05.");
+        "auto (default: Streamable HTTP, else the legacy HTTP+SSE), streamable-http or sse.");
     option(spec, "--timeout-connect", "SECONDS", String.class, "Connection timeout (default 10).");
     option(spec, "--timeout-read", "SECONDS", String.class, "Read timeout: waiting for a response, and silence within one (default 120).");
     option(spec, "--sse-read-timeout", "SECONDS", String.class, "Silence allowed on the server's GET event stream before it is reopened; 0 disables (default 300).");
@@ -160,10 +160,11 @@ final class RelayCommand {
         && headers.stream().anyMatch(h -> isSecretName(h.lowerName()))) {
       log.warn("credentials will travel unencrypted over http:// to " + url.getHost());
     }
-    RelayConfig.Transport transport = switch (r.matchedOptionValue("--transport", "streamable-http").trim().toLowerCase(Locale.ROOT)) {
+    RelayConfig.Transport transport = switch (r.matchedOptionValue("--transport", "auto").trim().toLowerCase(Locale.ROOT)) {
+      case "auto" -> RelayConfig.Transport.AUTO;
       case "streamable-http", "http", "streamable" -> RelayConfig.Transport.STREAMABLE_HTTP;
       case "sse" -> RelayConfig.Transport.SSE;
-      default -> throw new UsageException("--transport must be streamable-http or sse", ExitCodes.USAGE);
+      default -> throw new UsageException("--transport must be auto, streamable-http or sse", ExitCodes.USAGE);
     };
     if (transport == RelayConfig.Transport.SSE && check) {
       throw new UsageException("--check speaks Streamable HTTP only; drop --transport sse to check", ExitCodes.USAGE);

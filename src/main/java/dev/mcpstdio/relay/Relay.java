@@ -60,9 +60,11 @@ public final class Relay {
   private final EmitGate gate;
   private final Upstream upstream;
   private final ServerStream serverStream;
-  private final LegacySseUpstream legacy; // null unless --transport sse
-  private final Interceptor.Transport transport;
-  private final List<Interceptor> links;
+  private final LegacySseUpstream legacy; // null with --transport streamable-http
+  private final List<Interceptor> links; // Streamable HTTP
+  private final List<Interceptor> legacyLinks; // HTTP+SSE
+  private volatile boolean usingLegacy; // sse, or auto after the server refused Streamable HTTP
+  private volatile boolean transportDecided;
   private final ActiveExchanges exchanges = new ActiveExchanges();
   private final DispatchOrder order;
   private final PaginateLists pages;
@@ -93,18 +95,18 @@ public final class Relay {
     if (config.normalizeArguments()) {
       chain.add(new NormalizeArguments());
     }
-    if (config.transport() == RelayConfig.Transport.SSE) {
-      // HTTP+SSE (2024-11-05): no sessions, versions or pages; answers come on the event stream.
-      this.legacy = new LegacySseUpstream(client, config, log, inbound, this::streamLost, sleeper);
-      this.transport = legacy::post;
-    } else {
-      this.legacy = null;
-      this.transport = upstream::post;
-      chain.add(new AwaitServerStream(serverStream));
-      chain.add(pages);
-      chain.add(new SessionLink(session, memory, log, serverStream::sessionChanged, this::endSessionLater));
-    }
+    List<Interceptor> legacyChain = new ArrayList<>(chain);
+    chain.add(new AwaitServerStream(serverStream));
+    chain.add(pages);
+    chain.add(new SessionLink(session, memory, log, serverStream::sessionChanged, this::endSessionLater));
     chain.add(new RetryLink(config.retry(), sleeper, log));
+    // HTTP+SSE (2024-11-05): no sessions, versions or pages; answers come on the event stream.
+    legacyChain.add(new RetryLink(config.retry(), sleeper, log));
+    this.legacyLinks = List.copyOf(legacyChain);
+    this.legacy = config.transport() == RelayConfig.Transport.STREAMABLE_HTTP ? null
+        : new LegacySseUpstream(client, config, log, inbound, this::streamLost, sleeper);
+    this.usingLegacy = config.transport() == RelayConfig.Transport.SSE;
+    this.transportDecided = config.transport() != RelayConfig.Transport.AUTO;
     this.links = List.copyOf(chain);
     wire.onBroken(() -> Thread.ofVirtual().start(() -> shutdown("stdout closed by the host")));
   }
@@ -115,9 +117,9 @@ public final class Relay {
    */
   public int run() throws InterruptedException {
     // Only the origin at info level: some services put an API key in the path.
-    log.info("connecting to " + origin(config.url()) + (legacy != null ? " (HTTP+SSE)" : ""));
+    log.info("connecting to " + origin(config.url()) + (usingLegacy ? " (HTTP+SSE)" : ""));
     log.debug("endpoint " + config.url());
-    if (legacy != null) {
+    if (usingLegacy) {
       String problem = legacy.start();
       if (problem != null) {
         log.error(problem);
@@ -320,7 +322,7 @@ public final class Relay {
             .unstarted(
                 () -> {
                   try {
-                    settle(call, Interceptor.run(links, transport, call));
+                    settle(call, deliver(call));
                   } catch (InterruptedException e) {
                     settle(call, Outcome.Failed.of(Outcome.Kind.SHUTDOWN, "relay shutting down"));
                   } catch (RuntimeException e) {
@@ -341,11 +343,41 @@ public final class Relay {
     return done;
   }
 
+  /** Runs the call through the chain of the transport in use, deciding it at initialize under auto. */
+  private Outcome deliver(Call call) throws InterruptedException {
+    if (usingLegacy) {
+      return Interceptor.run(legacyLinks, legacy::post, call);
+    }
+    Outcome outcome = Interceptor.run(links, upstream::post, call);
+    if (!transportDecided && isInitialize(call)) {
+      if (outcome instanceof Outcome.Refused refused && (refused.status() == 400 || refused.status() == 404
+          || refused.status() == 405)) {
+        log.info("the server refused Streamable HTTP (HTTP " + refused.status() + "); trying HTTP+SSE");
+        String problem = legacy.start();
+        if (problem == null) {
+          usingLegacy = true;
+          transportDecided = true;
+          log.info("transport: HTTP+SSE (2024-11-05)");
+          return Interceptor.run(legacyLinks, legacy::post, call);
+        }
+        log.warn("HTTP+SSE did not work either: " + problem);
+      } else if (!(outcome instanceof Outcome.Failed)) {
+        transportDecided = true;
+        log.info("transport: Streamable HTTP");
+      }
+    }
+    return outcome;
+  }
+
+  private static boolean isInitialize(Call call) {
+    return call.message() instanceof Request r && "initialize".equals(r.method());
+  }
+
   /** Gives every request of the call its one answer, if the chain produced none. */
   private void settle(Call call, Outcome outcome) {
     switch (call.message()) {
       case Request r -> {
-        if (legacy != null && outcome instanceof Outcome.Accepted) {
+        if (usingLegacy && outcome instanceof Outcome.Accepted) {
           awaitStreamedAnswer(r.id()); // the answer travels on the event stream
         } else if (ledger.isOpen(r.id())) {
           answerFailure(call, r.id(), outcome);
@@ -361,7 +393,7 @@ public final class Relay {
       case Notification n -> {
         if (isFailure(outcome)) {
           log.warn(n.method() + " was not delivered: " + SessionLink.describe(outcome));
-        } else if ("notifications/initialized".equals(n.method()) && legacy == null) {
+        } else if ("notifications/initialized".equals(n.method()) && !usingLegacy) {
           serverStream.start();
         }
       }

@@ -48,7 +48,13 @@ public record RelayConfig(
     /** One POST per message, answers in its reply (2025-03-26 and later). */
     STREAMABLE_HTTP,
     /** A GET event stream for everything the server says, a POST per message (2024-11-05). */
-    SSE
+    SSE,
+    /**
+     * Streamable HTTP, falling back to HTTP+SSE when the server refuses the initialize POST with
+     * 400, 404 or 405 and answers a GET with an {@code endpoint} event (the spec's
+     * backwards-compatibility procedure).
+     */
+    AUTO
   }
 
   public static final long DEFAULT_MAX_MESSAGE_SIZE = 10L * 1024 * 1024;
@@ -75,7 +81,7 @@ public record RelayConfig(
         Log.Level.INFO,
         RetryPolicy.DEFAULT,
         Duration.ofSeconds(2),
-        Transport.STREAMABLE_HTTP);
+        Transport.AUTO);
   }
 
   public RelayConfig withHeaders(List<Header> newHeaders) {

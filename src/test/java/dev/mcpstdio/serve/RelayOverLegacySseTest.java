@@ -75,6 +75,38 @@ class RelayOverLegacySseTest {
   }
 
   @Test
+  void autoChoosesStreamableHttpWhereTheServerSpeaksIt() throws Exception {
+    try (ServeHarness serve = ServeHarness.start(ServeHarness.config(ServeHarness.demo()));
+        RelayHarness host = RelayHarness.start(serve.url, c -> c.withTransport(RelayConfig.Transport.AUTO))) {
+      assertThat(host.initialize()).contains("mcp-stdio-demo");
+      host.send("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}");
+      assertThat(host.answerTo("1")).contains("\"result\":{}");
+      assertThat(host.log()).contains("transport: Streamable HTTP").doesNotContain("HTTP+SSE");
+    }
+  }
+
+  @Test
+  void autoFallsBackToHttpSseWhenTheInitializePostIsRefused() throws Exception {
+    try (ServeHarness serve = ServeHarness.start(ServeHarness.config(ServeHarness.demo()));
+        RelayHarness host = RelayHarness.start(serve.url.resolve("/sse"), c -> c.withTransport(RelayConfig.Transport.AUTO))) {
+      assertThat(host.initialize()).contains("mcp-stdio-demo"); // POST /sse is 405, then GET /sse
+      host.send("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\",\"arguments\":{\"text\":\"fell back\"}}}");
+      assertThat(host.answerTo("1")).contains("fell back");
+      assertThat(host.log()).contains("refused Streamable HTTP (HTTP 405)").contains("transport: HTTP+SSE");
+    }
+  }
+
+  @Test
+  void autoReportsTheOriginalRefusalWhenNeitherTransportWorks() throws Exception {
+    try (ServeHarness serve = ServeHarness.start(ServeHarness.config(ServeHarness.demo()));
+        RelayHarness host = RelayHarness.start(serve.url.resolve("/nowhere"), c -> c.withTransport(RelayConfig.Transport.AUTO))) {
+      host.send(RelayHarness.INITIALIZE);
+      assertThat(host.answerTo("0")).contains("error").contains("404");
+      assertThat(host.log()).contains("HTTP+SSE did not work either");
+    }
+  }
+
+  @Test
   void aServerWithoutTheLegacyEndpointFailsAtStartup() throws Exception {
     try (ServeHarness serve = ServeHarness.start(ServeHarness.config(ServeHarness.demo()).withLegacySse(null, "/messages"));
         RelayHarness host = relay(serve, Duration.ofSeconds(5))) {
