@@ -38,13 +38,18 @@ final class NodePeer implements AutoCloseable {
 
   /** Starts the peer: {@code mode} is "sse" or "json"; flags are "resumable", "paged". */
   static NodePeer start(String mode, String... flags) {
+    List<String> args = new ArrayList<>(List.of("0", mode));
+    args.addAll(List.of(flags));
+    return script("streamable-server.mjs", args);
+  }
+
+  /** Starts another peer script of {@code src/test/node} with {@code args}. */
+  static NodePeer script(String script, List<String> args) {
     Path folder = NodePeers.interopPeers();
     List<String> command = new ArrayList<>();
     command.add(NodePeers.node().toString());
-    command.add(folder.resolve("streamable-server.mjs").toString());
-    command.add("0");
-    command.add(mode);
-    command.addAll(List.of(flags));
+    command.add(folder.resolve(script).toString());
+    command.addAll(args);
     try {
       return new NodePeer(new ProcessBuilder(command).directory(folder.toFile()).start());
     } catch (IOException e) {

@@ -57,7 +57,7 @@ public final class NodePeers {
   /** The TypeScript SDK peer folder with its dependencies installed; returns the folder. */
   public static synchronized Path interopPeers() {
     assumeNode();
-    return install(SOURCES, TARGET.resolve("interop"), List.of("streamable-server.mjs", "streamable-client.mjs"));
+    return install(SOURCES, TARGET.resolve("interop"), List.of("streamable-server.mjs", "streamable-client.mjs", "sse-server.mjs"));
   }
 
   /** The conformance suite folder with its dependencies installed. */
