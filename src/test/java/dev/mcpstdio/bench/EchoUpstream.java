@@ -15,18 +15,29 @@ import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.util.Callback;
 
 /**
- * A minimal, fast Streamable HTTP MCP server for benchmarks: initialize with a session id, 202 for
- * notifications, 405 for GET, and {@code tools/call} echoing {@code arguments.text} back, as JSON
- * or (with {@code sse}) as a one-event stream. Fast on purpose: the relay's overhead must show.
+ * A minimal, fast MCP server for benchmarks: initialize with a session id, 202 for notifications,
+ * and {@code tools/call} echoing {@code arguments.text} back. Over Streamable HTTP the answer is
+ * JSON or (with {@code sse}) a one-event stream, and GET is 405; with {@code legacy} it speaks the
+ * 2024-11-05 HTTP+SSE transport instead ({@code GET /sse}, {@code POST /messages?sessionId=}).
+ * Fast on purpose: the relay's overhead must show.
  */
 final class EchoUpstream implements AutoCloseable {
 
   private final Server server = new Server();
   private final ServerConnector connector = new ServerConnector(server);
   private final boolean sse;
+  private final boolean legacy;
+  private final java.util.Map<String, java.util.concurrent.LinkedBlockingQueue<byte[]>> streams =
+      new java.util.concurrent.ConcurrentHashMap<>();
+  private final java.util.concurrent.atomic.AtomicLong sessions = new java.util.concurrent.atomic.AtomicLong();
 
   EchoUpstream(boolean sse) throws Exception {
+    this(sse, false);
+  }
+
+  EchoUpstream(boolean sse, boolean legacy) throws Exception {
     this.sse = sse;
+    this.legacy = legacy;
     connector.setHost("127.0.0.1");
     connector.setPort(0);
     server.addConnector(connector);
@@ -41,34 +52,29 @@ final class EchoUpstream implements AutoCloseable {
   }
 
   URI url() {
-    return URI.create("http://127.0.0.1:" + connector.getLocalPort() + "/mcp");
+    return URI.create("http://127.0.0.1:" + connector.getLocalPort() + (legacy ? "/sse" : "/mcp"));
   }
 
   private void serve(Request request, Response response, Callback callback) throws Exception {
+    if (legacy) {
+      serveLegacy(request, response, callback);
+      return;
+    }
     if (!request.getMethod().equals("POST")) {
       response.setStatus(request.getMethod().equals("DELETE") ? 200 : 405);
       callback.succeeded();
       return;
     }
     byte[] body = Request.asInputStream(request).readAllBytes();
-    JsonRpcMessage message = JsonRpcCodec.parse(body);
-    if (!(message instanceof JsonRpcMessage.Request r)) {
+    String json = answer(body);
+    if (json == null) {
       response.setStatus(202);
       callback.succeeded();
       return;
     }
-    String result;
-    if (r.method().equals("initialize")) {
+    if (json.contains("\"protocolVersion\"")) {
       response.getHeaders().put("Mcp-Session-Id", "bench-session");
-      result = "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{\"tools\":{}},\"serverInfo\":{\"name\":\"echo\",\"version\":\"1\"}}";
-    } else if (r.method().equals("tools/call")) {
-      JsonSpan args = Json.field(body, r.params(), "arguments");
-      JsonSpan text = Json.field(body, args, "text");
-      result = "{\"content\":[{\"type\":\"text\",\"text\":" + (text == null ? "\"\"" : text.text(body)) + "}]}";
-    } else {
-      result = "{}";
     }
-    String json = "{\"jsonrpc\":\"2.0\",\"id\":" + r.id().json() + ",\"result\":" + result + "}";
     byte[] out;
     if (sse) {
       response.getHeaders().put("Content-Type", "text/event-stream");
@@ -79,6 +85,76 @@ final class EchoUpstream implements AutoCloseable {
     }
     response.getHeaders().put("Content-Length", String.valueOf(out.length));
     response.write(true, ByteBuffer.wrap(out), callback);
+  }
+
+  /** The answer to a request, or null for anything that is not a request. */
+  private static String answer(byte[] body) throws Exception {
+    JsonRpcMessage message = JsonRpcCodec.parse(body);
+    if (!(message instanceof JsonRpcMessage.Request r)) {
+      return null;
+    }
+    String result;
+    if (r.method().equals("initialize")) {
+      result = "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{\"tools\":{}},\"serverInfo\":{\"name\":\"echo\",\"version\":\"1\"}}";
+    } else if (r.method().equals("tools/call")) {
+      JsonSpan args = Json.field(body, r.params(), "arguments");
+      JsonSpan text = Json.field(body, args, "text");
+      result = "{\"content\":[{\"type\":\"text\",\"text\":" + (text == null ? "\"\"" : text.text(body)) + "}]}";
+    } else {
+      result = "{}";
+    }
+    return "{\"jsonrpc\":\"2.0\",\"id\":" + r.id().json() + ",\"result\":" + result + "}";
+  }
+
+  private void serveLegacy(Request request, Response response, Callback callback) throws Exception {
+    String path = request.getHttpURI().getPath();
+    if (request.getMethod().equals("GET") && path.equals("/sse")) {
+      String id = "s" + sessions.incrementAndGet();
+      java.util.concurrent.LinkedBlockingQueue<byte[]> queue = new java.util.concurrent.LinkedBlockingQueue<>();
+      streams.put(id, queue);
+      response.getHeaders().put("Content-Type", "text/event-stream");
+      try {
+        write(response, ("event: endpoint\ndata: /messages?sessionId=" + id + "\n\n").getBytes(StandardCharsets.UTF_8));
+        while (true) {
+          byte[] json = queue.take();
+          ByteBuffer event = ByteBuffer.allocate(json.length + 24);
+          event.put("event: message\ndata: ".getBytes(StandardCharsets.US_ASCII)).put(json).put((byte) '\n').put((byte) '\n').flip();
+          try (org.eclipse.jetty.util.Blocker.Callback done = org.eclipse.jetty.util.Blocker.callback()) {
+            response.write(false, event, done);
+            done.block();
+          }
+        }
+      } catch (java.io.IOException | InterruptedException e) {
+        streams.remove(id);
+        callback.succeeded();
+      }
+      return;
+    }
+    if (request.getMethod().equals("POST") && path.equals("/messages")) {
+      String id = Request.extractQueryParameters(request).getValue("sessionId");
+      java.util.concurrent.LinkedBlockingQueue<byte[]> queue = id == null ? null : streams.get(id);
+      if (queue == null) {
+        response.setStatus(404);
+        callback.succeeded();
+        return;
+      }
+      String json = answer(Request.asInputStream(request).readAllBytes());
+      if (json != null) {
+        queue.add(json.getBytes(StandardCharsets.UTF_8));
+      }
+      response.setStatus(202);
+      callback.succeeded();
+      return;
+    }
+    response.setStatus(405);
+    callback.succeeded();
+  }
+
+  private static void write(Response response, byte[] bytes) throws java.io.IOException {
+    try (org.eclipse.jetty.util.Blocker.Callback done = org.eclipse.jetty.util.Blocker.callback()) {
+      response.write(false, ByteBuffer.wrap(bytes), done);
+      done.block();
+    }
   }
 
   @Override

@@ -39,6 +39,7 @@ public final class RelayBenchmark {
   private final int sequential;
   private final int seconds;
   private final boolean largeOnly;
+  private boolean legacy; // --legacy: the upstream and the relay speak HTTP+SSE (2024-11-05)
   private final List<String> rows = new ArrayList<>();
 
   private RelayBenchmark(String launcher, boolean sse, int startups, int sequential, int seconds, boolean largeOnly) {
@@ -57,6 +58,7 @@ public final class RelayBenchmark {
     int sequential = 2000;
     int seconds = 5;
     boolean largeOnly = false;
+    boolean legacyFlag = false;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--launcher" -> launcher = args[++i];
@@ -65,20 +67,23 @@ public final class RelayBenchmark {
         case "--sequential" -> sequential = Integer.parseInt(args[++i]);
         case "--seconds" -> seconds = Integer.parseInt(args[++i]);
         case "--large-only" -> largeOnly = true;
+        case "--legacy" -> legacyFlag = true;
         default -> throw new IllegalArgumentException("unknown argument " + args[i]);
       }
     }
-    new RelayBenchmark(launcher, sse, largeOnly ? 0 : startups, sequential, seconds, largeOnly).run();
+    RelayBenchmark bench = new RelayBenchmark(launcher, sse, largeOnly ? 0 : startups, sequential, seconds, largeOnly);
+    bench.legacy = legacyFlag;
+    bench.run();
     System.exit(0);
   }
 
   private void run() throws Exception {
-    try (EchoUpstream upstream = new EchoUpstream(sse)) {
+    try (EchoUpstream upstream = new EchoUpstream(sse, legacy)) {
       URI url = upstream.url();
-      System.err.println("upstream " + url + (sse ? " (event-stream replies)" : " (JSON replies)"));
+      System.err.println("upstream " + url + (legacy ? " (HTTP+SSE, 2024-11-05)" : sse ? " (event-stream replies)" : " (JSON replies)"));
       double[] startup = startups(url);
-      Direct direct = new Direct(url);
-      try (Relayed relay = new Relayed(launcher, url)) {
+      Direct direct = legacy ? new LegacyDirect(url) : new Direct(url);
+      try (Relayed relay = new Relayed(launcher, url, relayArgs())) {
         warmUp(relay, direct);
         if (largeOnly) {
           large(relay, direct);
@@ -159,11 +164,19 @@ public final class RelayBenchmark {
     FAILURES.direct.set(0);
   }
 
+  /** The relay's arguments before the URL. */
+  private List<String> relayArgs() {
+    return legacy ? List.of("--transport", "sse") : List.of();
+  }
+
   private double[] startups(URI url) throws Exception {
     double[] ms = new double[startups];
     for (int i = 0; i < startups; i++) {
       long t0 = System.nanoTime();
-      Process p = new ProcessBuilder(launcher, url.toString()).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+      List<String> command = new ArrayList<>(List.of(launcher));
+      command.addAll(relayArgs());
+      command.add(url.toString());
+      Process p = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
       OutputStream in = p.getOutputStream();
       in.write((INIT + "\n").getBytes(StandardCharsets.UTF_8));
       in.flush();
@@ -248,7 +261,14 @@ public final class RelayBenchmark {
     private final AtomicLong ids = new AtomicLong(1);
 
     Relayed(String launcher, URI url) throws IOException {
-      process = new ProcessBuilder(launcher, "-q", url.toString()).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+      this(launcher, url, List.of());
+    }
+
+    Relayed(String launcher, URI url, List<String> args) throws IOException {
+      List<String> command = new ArrayList<>(List.of(launcher, "-q"));
+      command.addAll(args);
+      command.add(url.toString());
+      process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
       in = process.getOutputStream();
       out = new Lines(process.getInputStream());
       send(INIT);
@@ -349,16 +369,22 @@ public final class RelayBenchmark {
   private static final Failures FAILURES = new Failures(new AtomicLong(), new AtomicLong());
 
   /** Direct calls from this JVM to the upstream, for comparison. */
-  static final class Direct {
-    private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+  static class Direct {
+    final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     private final URI url;
     private final String session;
-    private final AtomicLong ids = new AtomicLong(1);
+    final AtomicLong ids = new AtomicLong(1);
 
     Direct(URI url) throws Exception {
       this.url = url;
       HttpResponse<String> init = client.send(request(INIT, null), HttpResponse.BodyHandlers.ofString());
       session = init.headers().firstValue("mcp-session-id").orElse(null);
+    }
+
+    /** For subclasses that speak another transport. */
+    Direct() {
+      this.url = null;
+      this.session = null;
     }
 
     private HttpRequest request(String body, String sessionId) {
@@ -372,7 +398,7 @@ public final class RelayBenchmark {
       return b.build();
     }
 
-    private void once(int size) throws Exception {
+    void once(int size) throws Exception {
       HttpResponse<byte[]> r = client.send(request(call(ids.getAndIncrement(), size), session), HttpResponse.BodyHandlers.ofByteArray());
       if (r.statusCode() != 200 || !contains(r.body(), RESULT)) {
         throw new IllegalStateException("direct call failed: " + r.statusCode());
@@ -416,6 +442,70 @@ public final class RelayBenchmark {
         w.join();
       }
       return done.get() / ((System.nanoTime() - t0) / 1e9);
+    }
+  }
+
+  /**
+   * Direct calls over HTTP+SSE (2024-11-05), as a careful client makes them: one event stream read
+   * by its own thread, each answer matched to its POST by id.
+   */
+  static final class LegacyDirect extends Direct {
+    private final java.util.Map<String, java.util.concurrent.CompletableFuture<byte[]>> waiting =
+        new java.util.concurrent.ConcurrentHashMap<>();
+    private final URI endpoint;
+
+    LegacyDirect(URI url) throws Exception {
+      HttpResponse<java.io.InputStream> stream = client.send(HttpRequest.newBuilder(url)
+          .header("Accept", "text/event-stream").GET().build(), HttpResponse.BodyHandlers.ofInputStream());
+      java.util.concurrent.CompletableFuture<URI> named = new java.util.concurrent.CompletableFuture<>();
+      dev.mcpstdio.wire.SseDecoder decoder = new dev.mcpstdio.wire.SseDecoder(0, event -> {
+        if (event.type().equals("endpoint")) {
+          named.complete(url.resolve(new String(event.data(), StandardCharsets.UTF_8)));
+        } else {
+          try {
+            var message = dev.mcpstdio.jsonrpc.JsonRpcCodec.parse(event.data());
+            if (message instanceof dev.mcpstdio.jsonrpc.JsonRpcMessage.Response r) {
+              var waiter = waiting.remove(r.id().value());
+              if (waiter != null) {
+                waiter.complete(event.data());
+              }
+            }
+          } catch (dev.mcpstdio.jsonrpc.MalformedMessageException e) {
+            throw new IllegalStateException(e);
+          }
+        }
+      });
+      Thread.ofPlatform().daemon().start(() -> {
+        byte[] buffer = new byte[64 * 1024];
+        try (java.io.InputStream in = stream.body()) {
+          for (int n; (n = in.read(buffer)) > 0; ) {
+            decoder.feed(buffer, 0, n);
+          }
+        } catch (IOException e) {
+          // the benchmark is over
+        }
+      });
+      endpoint = named.get(10, TimeUnit.SECONDS);
+      exchange("init", INIT);
+    }
+
+    private byte[] exchange(String id, String body) throws Exception {
+      var answer = new java.util.concurrent.CompletableFuture<byte[]>();
+      waiting.put(id, answer);
+      HttpResponse<Void> r = client.send(HttpRequest.newBuilder(endpoint).header("Content-Type", "application/json")
+          .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.discarding());
+      if (r.statusCode() / 100 != 2) {
+        throw new IllegalStateException("direct POST failed: " + r.statusCode());
+      }
+      return answer.get(30, TimeUnit.SECONDS);
+    }
+
+    @Override
+    void once(int size) throws Exception {
+      long id = ids.getAndIncrement();
+      if (!contains(exchange(String.valueOf(id), call(id, size)), RESULT)) {
+        throw new IllegalStateException("direct call failed");
+      }
     }
   }
 }

@@ -1,0 +1,70 @@
+package dev.mcpstdio.relay;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.mcpstdio.testing.RelayHarness;
+import java.net.URI;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.util.Callback;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The relay's handling of the {@code endpoint} event of a legacy HTTP+SSE server. */
+class LegacySseEndpointTest {
+
+  private final Server server = new Server();
+  private volatile String endpoint;
+
+  private URI start() throws Exception {
+    ServerConnector connector = new ServerConnector(server);
+    connector.setHost("127.0.0.1");
+    server.addConnector(connector);
+    server.setHandler(new Handler.Abstract() {
+      @Override
+      public boolean handle(Request request, Response response, Callback callback) {
+        response.getHeaders().put("Content-Type", "text/event-stream");
+        // the endpoint event, then the stream stays open (the callback is never completed)
+        response.write(false, ByteBuffer.wrap(("event: endpoint\ndata: " + endpoint + "\n\n").getBytes(StandardCharsets.UTF_8)),
+            Callback.NOOP);
+        return true;
+      }
+    });
+    server.start();
+    return URI.create("http://127.0.0.1:" + connector.getLocalPort() + "/sse");
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    server.stop();
+  }
+
+  @Test
+  void anEndpointOnAnotherOriginIsRefusedWhenCredentialsWouldGoWithIt() throws Exception {
+    endpoint = "http://elsewhere.example/messages?sessionId=1";
+    URI url = start();
+    try (RelayHarness host = RelayHarness.start(url, c -> c.withTransport(RelayConfig.Transport.SSE)
+        .withHeaders(List.of(new Header("Authorization", "Bearer secret")))
+        .withTimeouts(Duration.ofSeconds(1), Duration.ofSeconds(5), Duration.ofSeconds(300)))) {
+      assertThat(host.closeAndAwait()).isEqualTo(1);
+      assertThat(host.log()).contains("endpoint on another origin (http://elsewhere.example); refused")
+          .contains("no endpoint event").doesNotContain("secret");
+    }
+  }
+
+  @Test
+  void sameOriginIsSchemeHostAndPortWithDefaultPortsFolded() {
+    assertThat(LegacySseUpstream.sameOrigin(URI.create("http://a.example/x"), URI.create("http://A.example:80/y"))).isTrue();
+    assertThat(LegacySseUpstream.sameOrigin(URI.create("https://a.example/x"), URI.create("https://a.example:443/"))).isTrue();
+    assertThat(LegacySseUpstream.sameOrigin(URI.create("https://a.example/x"), URI.create("http://a.example/"))).isFalse();
+    assertThat(LegacySseUpstream.sameOrigin(URI.create("http://a.example:8080/"), URI.create("http://a.example/"))).isFalse();
+    assertThat(LegacySseUpstream.sameOrigin(URI.create("http://b.example/"), URI.create("http://a.example/"))).isFalse();
+  }
+}
