@@ -346,7 +346,7 @@ public final class Relay {
   /** Runs the call through the chain of the transport in use, deciding it at initialize under auto. */
   private Outcome deliver(Call call) throws InterruptedException {
     if (usingLegacy) {
-      return Interceptor.run(legacyLinks, legacy::post, call);
+      return Interceptor.run(legacyLinks, this::postLegacy, call);
     }
     Outcome outcome = Interceptor.run(links, upstream::post, call);
     if (!transportDecided && isInitialize(call)) {
@@ -358,7 +358,7 @@ public final class Relay {
           usingLegacy = true;
           transportDecided = true;
           log.info("transport: HTTP+SSE (2024-11-05)");
-          return Interceptor.run(legacyLinks, legacy::post, call);
+          return Interceptor.run(legacyLinks, this::postLegacy, call);
         }
         log.warn("HTTP+SSE did not work either: " + problem);
       } else if (!(outcome instanceof Outcome.Failed)) {
@@ -367,6 +367,19 @@ public final class Relay {
       }
     }
     return outcome;
+  }
+
+  /**
+   * One HTTP+SSE attempt, unless the request was answered meanwhile: a lost stream answers every
+   * open request, and one still waiting for the next endpoint must not then reach the server.
+   */
+  private Outcome postLegacy(Call call) throws InterruptedException {
+    JsonRpcId id = call.requestId();
+    if (id != null && !ledger.isOpen(id)) {
+      call.handover().complete(null);
+      return Outcome.Failed.of(Outcome.Kind.TRANSPORT, "already answered");
+    }
+    return legacy.post(call);
   }
 
   private static boolean isInitialize(Call call) {
