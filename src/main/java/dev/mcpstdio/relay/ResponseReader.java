@@ -76,6 +76,21 @@ final class ResponseReader implements HttpResponse.BodySubscriber<ResponseReader
       String idleLabel,
       IdleWatchdog.Sweeper sweeper,
       Predicate<byte[]> onMessage) {
+    this(format, encoding, maxBytes, -1, idleTimeout, idleLabel, sweeper, onMessage);
+  }
+
+  /**
+   * @param declaredLength the body's Content-Length when it is not content-encoded, else -1
+   */
+  ResponseReader(
+      Format format,
+      String encoding,
+      long maxBytes,
+      long declaredLength,
+      Duration idleTimeout,
+      String idleLabel,
+      IdleWatchdog.Sweeper sweeper,
+      Predicate<byte[]> onMessage) {
     this.format = format;
     this.onMessage = onMessage;
     this.maxBytes = maxBytes <= 0 ? Long.MAX_VALUE : maxBytes;
@@ -89,7 +104,8 @@ final class ResponseReader implements HttpResponse.BodySubscriber<ResponseReader
                 fail("no data from upstream for " + seconds(idleTimeout) + " (" + idleLabel + ")", true);
               }
             });
-    this.collected = format == Format.EVENT_STREAM ? null : new Body();
+    this.collected = format == Format.EVENT_STREAM ? null
+        : new Body(format == Format.JSON && encoding.isEmpty() && declaredLength <= this.maxBytes ? declaredLength : -1);
     this.events =
         format == Format.EVENT_STREAM
             ? new SseDecoder(
@@ -259,22 +275,55 @@ final class ResponseReader implements HttpResponse.BodySubscriber<ResponseReader
    * instead of a growing buffer's repeated ones. Synchronized because a timeout may end the body
    * from the sweeper thread while the client's thread is adding to it.
    */
+  /**
+   * A JSON body being collected. With a declared length the bytes are copied into one array of
+   * that size as they arrive, so the client's buffers die young (a megabyte kept in them until the
+   * end would survive a young collection and be promoted); without one, the buffers are kept and
+   * joined once at the end. Either way each byte is copied once.
+   */
   private static final class Body {
+    private final int declared; // -1 when unknown
+    private byte[] target; // with a declared length: the body, filled to at
+    private int at;
     private final List<ByteBuffer> chunks = new ArrayList<>();
     private int size;
 
+    Body(long declared) {
+      this.declared = declared >= 0 && declared <= Integer.MAX_VALUE - 16 ? (int) declared : -1;
+    }
+
     synchronized void add(ByteBuffer chunk) {
+      int n = chunk.remaining();
+      if (declared >= 0 && chunks.isEmpty() && at + n <= declared) {
+        if (target == null) {
+          target = new byte[declared];
+        }
+        chunk.get(target, at, n);
+        at += n;
+        return;
+      }
+      if (target != null) { // more than was declared: fall back to keeping the buffers
+        chunks.add(ByteBuffer.wrap(target, 0, at));
+        size = at;
+        target = null;
+      }
       chunks.add(chunk);
-      size += chunk.remaining();
+      size += n;
     }
 
     synchronized byte[] bytes() {
+      if (chunks.isEmpty()) {
+        if (target == null) {
+          return new byte[0];
+        }
+        return at == target.length ? target : java.util.Arrays.copyOf(target, at);
+      }
       byte[] out = new byte[size];
-      int at = 0;
+      int offset = 0;
       for (ByteBuffer chunk : chunks) {
         int n = chunk.remaining();
-        chunk.duplicate().get(out, at, n);
-        at += n;
+        chunk.duplicate().get(out, offset, n);
+        offset += n;
       }
       return out;
     }

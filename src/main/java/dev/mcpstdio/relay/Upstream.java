@@ -395,6 +395,7 @@ final class Upstream {
             format,
             supported ? encoding : "",
             config.maxMessageSize(),
+            supported && encoding.isEmpty() ? contentLength(headers) : -1,
             idleTimeout,
             idleLabel,
             sweeper,
