@@ -185,6 +185,25 @@ public final class Json {
     };
   }
 
+  /**
+   * True when {@code bytes} (valid UTF-8) hold exactly one well-formed JSON object, whitespace
+   * around it allowed; nesting is bounded by {@link #MAX_NESTING}.
+   */
+  public static boolean isOneObject(byte[] bytes) {
+    try {
+      JsonScanner s = new JsonScanner(bytes, 0, bytes.length);
+      s.skipWhitespace();
+      if (s.atEnd() || s.peek() != '{') {
+        return false;
+      }
+      s.skipValue();
+      s.skipWhitespace();
+      return s.atEnd();
+    } catch (MalformedMessageException e) {
+      return false;
+    }
+  }
+
   /** Serialises {@code text} as a JSON string literal, quotes included. */
   public static String quote(String text) {
     ByteArrayOutputStream out = new ByteArrayOutputStream(text.length() + 16);

@@ -43,6 +43,16 @@ public final class ChildProcess implements AutoCloseable {
 
     /** The child's stdout ended: it exited or closed it. Called once. */
     void onStdoutClosed();
+
+    /**
+     * One line of the child's stderr (at most {@link #STDERR_LINE_BYTES}), before it is logged.
+     * Called on the stderr pump; must not block.
+     *
+     * @return true when the line was consumed (a structured callback) and must not be logged
+     */
+    default boolean onStderrLine(byte[] line) {
+      return false;
+    }
   }
 
   /** The waits of the shutdown ladder. */
@@ -50,8 +60,14 @@ public final class ChildProcess implements AutoCloseable {
     public static final Ladder DEFAULT = new Ladder(Duration.ofSeconds(2), Duration.ofSeconds(2));
   }
 
-  /** Stderr lines longer than this are logged truncated (the rest of the line is skipped). */
-  static final int STDERR_LINE_BYTES = 8 * 1024;
+  /**
+   * Stderr lines longer than this are skipped past their head (logged truncated); it is also the
+   * largest structured callback line a listener can receive (64 KiB, see docs/callbacks.md).
+   */
+  public static final int STDERR_LINE_BYTES = 64 * 1024;
+
+  /** How much of a stderr line is logged. */
+  static final int LOGGED_LINE_BYTES = 8 * 1024;
 
   /** Lines waiting for the child's stdin at most; past it {@link #send} waits, then refuses. */
   static final int STDIN_QUEUE = 1024;
@@ -101,7 +117,7 @@ public final class ChildProcess implements AutoCloseable {
     }
     ChildProcess child = new ChildProcess(builder.start(), log, ladder);
     child.pump("stdout", () -> child.readStdout(maxLineBytes, listener));
-    child.pump("stderr", child::readStderr);
+    child.pump("stderr", () -> child.readStderr(listener));
     child.pump("stdin", child::writeStdin);
     return child;
   }
@@ -239,14 +255,25 @@ public final class ChildProcess implements AutoCloseable {
     }
   }
 
-  private void readStderr() {
+  private void readStderr(Listener listener) {
     try (InputStream err = process.getErrorStream()) {
       LineReader reader = new LineReader(err, STDERR_LINE_BYTES);
       for (LineReader.Line line; (line = reader.next()) != null; ) {
         switch (line) {
-          case LineReader.Line.Text text -> log.info(decode(text.bytes(), text.bytes().length));
+          case LineReader.Line.Text text -> {
+            boolean consumed = false;
+            try {
+              consumed = listener.onStderrLine(text.bytes());
+            } catch (RuntimeException e) {
+              log.error("handling a stderr line from the child failed: " + e);
+            }
+            if (!consumed) {
+              log.info(text.bytes().length <= LOGGED_LINE_BYTES ? decode(text.bytes(), text.bytes().length)
+                  : decode(text.bytes(), LOGGED_LINE_BYTES) + " [... " + text.bytes().length + " bytes in all]");
+            }
+          }
           case LineReader.Line.Oversized big ->
-              log.info(decode(big.head(), Math.min(big.head().length, STDERR_LINE_BYTES))
+              log.info(decode(big.head(), Math.min(big.head().length, LOGGED_LINE_BYTES))
                   + " [... " + big.length() + " bytes in all]");
         }
       }

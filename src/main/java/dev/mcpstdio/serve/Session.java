@@ -1,5 +1,6 @@
 package dev.mcpstdio.serve;
 
+import dev.mcpstdio.host.CallbackParser;
 import dev.mcpstdio.jsonrpc.Json;
 import dev.mcpstdio.jsonrpc.JsonCanonical;
 import dev.mcpstdio.jsonrpc.JsonRpcCodec;
@@ -322,6 +323,27 @@ final class Session implements ChildProcess.Listener {
       case JsonRpcMessage.Invalid i -> log.warn("the server wrote an invalid message (" + i.reason() + "); dropped");
     }
   }
+
+  /**
+   * Structured callbacks on the child's stderr (docs/callbacks.md) are recognised here: a valid
+   * one is logged as one structured line; a broken one is logged as text with a warning.
+   */
+  @Override
+  public boolean onStderrLine(byte[] line) {
+    return switch (CALLBACKS.parse(line)) {
+      case CallbackParser.Parsed.Plain plain -> false;
+      case CallbackParser.Parsed.Rejected rejected -> {
+        log.warn("a " + CallbackParser.PREFIX + " line is not a valid callback (" + rejected.reason() + "); logged as text");
+        yield false;
+      }
+      case CallbackParser.Parsed.Valid valid -> {
+        log.info("callback " + valid.callback().type() + " (id " + valid.callback().id() + ")");
+        yield true;
+      }
+    };
+  }
+
+  private static final CallbackParser CALLBACKS = new CallbackParser(ChildProcess.STDERR_LINE_BYTES);
 
   @Override
   public void onOversizedLine(long length) {

@@ -357,6 +357,34 @@ class ChildProcessTest {
   }
 
   @Test
+  void aListenerCanConsumeStderrLinesSoTheyAreNotLogged() throws Exception {
+    java.util.List<String> consumed = new java.util.concurrent.CopyOnWriteArrayList<>();
+    ChildProcess.Listener listener = new ChildProcess.Listener() {
+      @Override
+      public void onLine(byte[] line) {}
+
+      @Override
+      public void onStdoutClosed() {}
+
+      @Override
+      public boolean onStderrLine(byte[] line) {
+        String text = new String(line, StandardCharsets.UTF_8);
+        if (text.startsWith("__CALLBACK__")) {
+          consumed.add(text);
+          return true;
+        }
+        return false;
+      }
+    };
+    ChildProcess child = ChildProcess.start(new ChildSpec(List.of("/bin/sh", "-c",
+        "echo '__CALLBACK__{\"x\":1}' >&2; echo plain >&2")), 1024, log, SHORT, listener);
+    started.add(child);
+    awaitLog("plain");
+    assertThat(consumed).containsExactly("__CALLBACK__{\"x\":1}");
+    assertThat(logText()).doesNotContain("__CALLBACK__");
+  }
+
+  @Test
   void anOverlongStderrLineIsLoggedTruncatedWithItsLength() throws Exception {
     Recorder out = new Recorder();
     sh("head -c 10000 /dev/zero | tr '\\0' e >&2; echo >&2; echo tail-line >&2", out);
@@ -364,7 +392,7 @@ class ChildProcessTest {
     awaitLog("tail-line");
 
     String line = logText().lines().filter(l -> l.contains("bytes in all")).findFirst().orElseThrow();
-    assertThat(line).isEqualTo("[mcp-stdio] [child] " + "e".repeat(ChildProcess.STDERR_LINE_BYTES) + " [... 10000 bytes in all]");
+    assertThat(line).isEqualTo("[mcp-stdio] [child] " + "e".repeat(ChildProcess.LOGGED_LINE_BYTES) + " [... 10000 bytes in all]");
   }
 
   @Test

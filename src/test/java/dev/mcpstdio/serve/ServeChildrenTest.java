@@ -171,6 +171,20 @@ class ServeChildrenTest {
   }
 
   @Test
+  void callbackLinesOnTheChildsStderrAreRecognisedAndBrokenOnesLoggedWithAWarning() throws Exception {
+    ChildSpec child = shAfterInit("echo '__CALLBACK__{\"type\":\"confirm\",\"id\":\"c1\",\"sessionId\":\"s\",\"message\":\"ok?\"}' >&2;"
+        + " echo '__CALLBACK__{not json' >&2; echo 'done' >&2; cat >/dev/null");
+    try (ServeHarness serve = start(child)) {
+      String session = serve.initialize();
+      serve.awaitLog("[session " + session.substring(0, 8) + "] [child] done");
+      assertThat(serve.log()).contains("callback confirm (id c1)")
+          .contains("is not a valid callback (callback is not one JSON object); logged as text")
+          .contains("[child] __CALLBACK__{not json")
+          .doesNotContain("[child] __CALLBACK__{\"type\"");
+    }
+  }
+
+  @Test
   void anOversizedLineFromTheChildIsDroppedAndReported() throws Exception {
     ChildSpec child = shAfterInit("read n; read call; head -c 2000000 /dev/zero | tr '\\0' 'x'; echo; echo '" + ANSWER
         + "'; cat >/dev/null");
