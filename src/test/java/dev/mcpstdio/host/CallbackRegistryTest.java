@@ -23,7 +23,7 @@ class CallbackRegistryTest {
       } catch (InterruptedException e) {
         throw new IllegalStateException(e);
       }
-    });
+    }, task -> Thread.ofVirtual().start(task)); // not the common pool: tests may occupy it
   }
 
   @Test
