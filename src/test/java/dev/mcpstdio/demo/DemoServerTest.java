@@ -35,7 +35,7 @@ class DemoServerTest {
       } catch (IOException e) {
         throw new java.io.UncheckedIOException(e);
       }
-    });
+    }, dev.mcpstdio.testing.Threads.VIRTUAL);
   }
 
   @AfterEach

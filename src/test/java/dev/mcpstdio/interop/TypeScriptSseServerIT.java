@@ -61,7 +61,7 @@ class TypeScriptSseServerIT {
         RelayHost host = RelayHost.spawn("http://127.0.0.1:" + peer.port + "/sse", "--transport", "sse")) {
       host.client.initialize();
       CompletableFuture<Throwable> call = CompletableFuture.supplyAsync(() -> catchThrowable(() -> host.client.callTool(
-          new McpSchema.CallToolRequest("slow", Map.of("ms", 200, "steps", 100), Map.of("progressToken", "k")))));
+          new McpSchema.CallToolRequest("slow", Map.of("ms", 200, "steps", 100), Map.of("progressToken", "k")))), dev.mcpstdio.testing.Threads.VIRTUAL);
       host.await("the call to be running", () -> !host.progress.isEmpty());
       HttpResponse<String> killed = HttpClient.newHttpClient().send(
           HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + peer.port + "/kill")).build(),

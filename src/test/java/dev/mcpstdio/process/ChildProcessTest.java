@@ -486,7 +486,7 @@ class ChildProcessTest {
       assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(WAIT);
       assertThat(child.trySend(big)).isFalse();
 
-      CompletableFuture<Void> closing = CompletableFuture.runAsync(child::close);
+      CompletableFuture<Void> closing = CompletableFuture.runAsync(child::close, dev.mcpstdio.testing.Threads.VIRTUAL);
       closing.get(WAIT.toSeconds(), TimeUnit.SECONDS); // the writer is stuck in write(); the ladder is not
       assertThat(child.isAlive()).isFalse();
       assertThat(logText()).contains("sending SIGTERM");

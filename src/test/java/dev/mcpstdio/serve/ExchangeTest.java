@@ -71,7 +71,7 @@ class ExchangeTest {
       } catch (InterruptedException ex) {
         throw new IllegalStateException(ex);
       }
-    });
+    }, dev.mcpstdio.testing.Threads.VIRTUAL);
     int resumed = e.takeOver();
     assertThat(waiting.get(5, TimeUnit.SECONDS)).isInstanceOf(Exchange.Step.Superseded.class);
     e.relate(bytes("for the new writer"));

@@ -162,7 +162,7 @@ class ServeChildrenTest {
     String b = serve.initialize();
     List<Long> pids = List.of(serve.childPid(a), serve.childPid(b));
     HttpResponse<Stream<String>> stream = serve.openStream(a);
-    CompletableFuture<Long> drained = CompletableFuture.supplyAsync(() -> stream.body().count());
+    CompletableFuture<Long> drained = CompletableFuture.supplyAsync(() -> stream.body().count(), dev.mcpstdio.testing.Threads.VIRTUAL);
     serve.close();
     assertThat(drained.get(10, TimeUnit.SECONDS)).isGreaterThanOrEqualTo(0);
     for (long pid : pids) {

@@ -131,7 +131,7 @@ class ServeEndpointTest {
       } catch (Exception e) {
         throw new IllegalStateException(e);
       }
-    });
+    }, dev.mcpstdio.testing.Threads.VIRTUAL);
     String ask = nextEvent(lines);
     assertThat(ask).contains("elicitation/create");
     String id = ask.replaceAll(".*\"id\":(\"demo-[0-9]+\").*", "$1");
@@ -154,7 +154,7 @@ class ServeEndpointTest {
         n++;
       }
       return n;
-    });
+    }, dev.mcpstdio.testing.Threads.VIRTUAL);
     // a client that reconnects (its old connection may be dead without anyone knowing) is never locked out
     HttpResponse<Stream<String>> second = serve.openStream(session);
     assertThat(second.statusCode()).isEqualTo(200);
@@ -219,7 +219,7 @@ class ServeEndpointTest {
         events.add(event);
       }
       return events;
-    });
+    }, dev.mcpstdio.testing.Threads.VIRTUAL);
     assertThat(rest.get(5, TimeUnit.SECONDS)).noneMatch(e -> e.contains("\"id\":21")); // well before the 10 s of work
   }
 
@@ -230,7 +230,7 @@ class ServeEndpointTest {
     Iterator<String> lines = stream.body().iterator();
     CompletableFuture<HttpResponse<String>> call = CompletableFuture.supplyAsync(() -> send(session,
         "{\"jsonrpc\":\"2.0\",\"id\":22,\"method\":\"tools/call\",\"params\":{\"name\":\"slow\",\"arguments\":"
-            + "{\"steps\":100,\"delayMs\":100},\"_meta\":{\"progressToken\":22}}}"));
+            + "{\"steps\":100,\"delayMs\":100},\"_meta\":{\"progressToken\":22}}}"), dev.mcpstdio.testing.Threads.VIRTUAL);
     assertThat(nextEvent(lines)).contains("notifications/progress"); // in flight
     serve.post(session, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":22}}", false);
     HttpResponse<String> answer = call.get(5, TimeUnit.SECONDS);
@@ -355,7 +355,7 @@ class ServeEndpointTest {
   void anOpenSessionStreamEndsWhenTheSessionIsDeleted() throws Exception {
     String session = serve.initialize();
     HttpResponse<Stream<String>> stream = serve.openStream(session);
-    CompletableFuture<Long> drained = CompletableFuture.supplyAsync(() -> stream.body().count());
+    CompletableFuture<Long> drained = CompletableFuture.supplyAsync(() -> stream.body().count(), dev.mcpstdio.testing.Threads.VIRTUAL);
     serve.delete(session);
     assertThat(drained.get(10, TimeUnit.SECONDS)).isGreaterThanOrEqualTo(0);
   }

@@ -26,7 +26,7 @@ class ServeTypeScriptClientIT {
     try (ServeHarness serve = ServeHarness.start(ServeHarness.config(ServeHarness.demo()))) {
       Process node = new ProcessBuilder(NodePeers.node().toString(), peers.resolve("streamable-client.mjs").toString(),
           serve.url.toString()).directory(peers.toFile()).start();
-      CompletableFuture<String> stderr = CompletableFuture.supplyAsync(() -> read(node.getErrorStream()));
+      CompletableFuture<String> stderr = CompletableFuture.supplyAsync(() -> read(node.getErrorStream()), dev.mcpstdio.testing.Threads.VIRTUAL);
       String stdout = read(node.getInputStream());
       assertThat(node.waitFor(60, TimeUnit.SECONDS)).isTrue();
       assertThat(node.exitValue()).as("client exit; stderr:\n" + stderr.get(10, TimeUnit.SECONDS)
