@@ -29,6 +29,11 @@ final class ByteBudget {
     }
   }
 
+  /** Takes {@code bytes} even past the limit: for what must not be dropped (a legacy answer). */
+  void take(long bytes) {
+    used.addAndGet(bytes);
+  }
+
   void giveBack(long bytes) {
     used.addAndGet(-bytes);
   }

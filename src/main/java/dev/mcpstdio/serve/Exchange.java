@@ -94,6 +94,9 @@ final class Exchange {
   private long firstKept = 1; // number of the oldest event in replay
   private long nextNumber = 1;
   private boolean answerLogged;
+  private boolean writerAttached; // a connection is writing the stream now
+  private boolean discarded; // forgotten: nothing more is kept or written
+  private boolean deliveredCleanly; // the answer was written and the stream ended without error
 
   Exchange(JsonRpcMessage.Request request, JsonRpcId progressToken, boolean streaming, long sequence, ByteBudget budget,
       long deadlineNanos) {
@@ -104,11 +107,36 @@ final class Exchange {
     this.sequence = sequence;
     this.budget = budget;
     this.deadlineNanos = deadlineNanos;
+    this.writerAttached = streaming;
   }
 
   /** True while related messages can travel with this exchange (its stream, or a resumed one). */
   synchronized boolean acceptsRelated() {
-    return streaming && !outcome.isDone();
+    return streaming && !outcome.isDone() && !discarded;
+  }
+
+  /**
+   * True while a connection is writing this exchange's stream. Messages that could belong to any
+   * running request go only to such an exchange: one whose client left may never be resumed.
+   */
+  synchronized boolean hasWriter() {
+    return writerAttached;
+  }
+
+  /** The writer of {@code writerGeneration} lost its connection. */
+  synchronized void detach(int writerGeneration) {
+    if (writerGeneration == generation) {
+      writerAttached = false;
+    }
+  }
+
+  /** The answer was written and the stream closed without error: nothing is left to resume. */
+  synchronized void deliveredCleanly() {
+    deliveredCleanly = true;
+  }
+
+  synchronized boolean wasDeliveredCleanly() {
+    return deliveredCleanly;
   }
 
   /** Queues a related message; false when it cannot be (settled, queue or budget full). */
@@ -160,7 +188,19 @@ final class Exchange {
           }
           return new Step.Superseded();
         }
+        if (discarded) {
+          return new Step.End();
+        }
         if (event == null || event == WAKE) {
+          if (outcome.isDone() && events.isEmpty() && !answerLogged) {
+            // settled, and its end was taken by a writer that then lost its client
+            Outcome settled = outcome.join();
+            if (settled instanceof Outcome.Cancelled) {
+              return new Step.End();
+            }
+            byte[] answer = answer(settled);
+            return new Step.Send(answer, log(answer, true), true);
+          }
           return null;
         }
         if (event instanceof Event.Related related) {
@@ -196,6 +236,9 @@ final class Exchange {
   private long log(byte[] message, boolean answer) {
     long number = nextNumber++;
     answerLogged |= answer;
+    if (discarded) {
+      return number; // forgotten: nothing is kept
+    }
     if (replay.size() >= REPLAY_EVENTS) {
       forgetOldest();
     }
@@ -219,13 +262,27 @@ final class Exchange {
    * Takes the stream over for a new writer (a resuming client): the current writer, if any, is
    * superseded. Returns the new writer's generation, or -1 when the exchange is not streamed.
    */
-  synchronized int takeOver() {
-    if (!streaming) {
-      return -1;
+  /**
+   * Takes the stream over for a resuming client whose last event was {@code last}: only when the
+   * events after it are all kept, so a resume that cannot be served leaves the current writer be.
+   *
+   * @return the new writer's generation and the events to replay, or null
+   */
+  synchronized Resumption resumeFrom(long last) {
+    if (!streaming || discarded) {
+      return null;
+    }
+    List<Logged> missed = after(last);
+    if (missed == null) {
+      return null;
     }
     events.addFirst(WAKE);
-    return ++generation;
+    writerAttached = true;
+    return new Resumption(++generation, missed);
   }
+
+  /** A takeover: the new writer's generation and what it replays first. */
+  record Resumption(int generation, List<Logged> missed) {}
 
   /**
    * The events after number {@code last}, or null when some of them are no longer kept (the
@@ -253,8 +310,10 @@ final class Exchange {
 
   /** Gives back every byte this exchange holds (it is being forgotten). */
   synchronized void discard() {
+    discarded = true;
     List<Event> rest = new ArrayList<>();
     events.drainTo(rest);
+    events.add(WAKE); // a writer waiting in take() notices and ends
     for (Event e : rest) {
       if (e instanceof Event.Related related && e != WAKE) {
         budget.giveBack(related.message().length);

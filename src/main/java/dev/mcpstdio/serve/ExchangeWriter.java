@@ -77,7 +77,12 @@ final class ExchangeWriter {
     EventStream events = new EventStream(response);
     try {
       try {
-        events.openPrimed(exchange.eventId(0), RETRY_MILLIS);
+        try {
+          events.openPrimed(exchange.eventId(0), RETRY_MILLIS);
+        } catch (IOException e) {
+          exchange.detach(0);
+          throw e;
+        }
         pump(exchange, events, 0);
       } catch (IOException e) {
         session.log.debug("client left the stream for " + exchange.id + "; kept for it to resume");
@@ -95,11 +100,12 @@ final class ExchangeWriter {
    * @return false (answering nothing) when the events after {@code lastEvent} are not all kept
    */
   boolean resume(Exchange exchange, long lastEvent, Response response, Callback callback) throws InterruptedException {
-    int generation = exchange.takeOver();
-    List<Exchange.Logged> missed = generation < 0 ? null : exchange.after(lastEvent);
-    if (missed == null) {
+    Exchange.Resumption takeover = exchange.resumeFrom(lastEvent);
+    if (takeover == null) {
       return false;
     }
+    int generation = takeover.generation();
+    List<Exchange.Logged> missed = takeover.missed();
     EventStream events = new EventStream(response);
     try {
       events.open();
@@ -108,10 +114,12 @@ final class ExchangeWriter {
       }
       if (exchange.answerLogged()) {
         events.close(); // the answer was among the replayed events: nothing more will come
+        exchange.deliveredCleanly();
       } else {
         pump(exchange, events, generation);
       }
     } catch (IOException e) {
+      exchange.detach(generation);
       session.log.debug("client left the resumed stream for " + exchange.id);
     } finally {
       callback.succeeded();
@@ -125,33 +133,41 @@ final class ExchangeWriter {
    * @throws IOException when the client's connection fails
    */
   private void pump(Exchange exchange, EventStream events, int generation) throws IOException, InterruptedException {
-    while (true) {
-      long left = TimeUnit.NANOSECONDS.toMillis(exchange.deadlineNanos - System.nanoTime());
-      if (left <= 0) {
-        timedOut(exchange); // settles the outcome: Done is queued behind any related messages
-        left = keepAliveMillis;
-      }
-      switch (exchange.take(Math.min(left, keepAliveMillis), generation)) {
-        case null -> events.keepAlive();
-        case Exchange.Step.Send send -> {
-          if (send.last()) {
-            events.last(send.message(), exchange.eventId(send.number()));
+    try {
+      while (true) {
+        long left = TimeUnit.NANOSECONDS.toMillis(exchange.deadlineNanos - System.nanoTime());
+        if (left <= 0) {
+          timedOut(exchange); // settles the outcome: Done is queued behind any related messages
+          left = keepAliveMillis;
+        }
+        switch (exchange.take(Math.min(left, keepAliveMillis), generation)) {
+          case null -> events.keepAlive();
+          case Exchange.Step.Send send -> {
+            if (send.last()) {
+              events.last(send.message(), exchange.eventId(send.number()));
+              exchange.deliveredCleanly();
+              return;
+            }
+            events.message(send.message(), exchange.eventId(send.number()));
+          }
+          case Exchange.Step.End end -> { // cancelled by the client: no answer
+            events.close();
             return;
           }
-          events.message(send.message(), exchange.eventId(send.number()));
-        }
-        case Exchange.Step.End end -> { // cancelled by the client: no answer
-          events.close();
-          return;
-        }
-        case Exchange.Step.Superseded superseded -> {
-          session.log.debug("a resuming client took over the stream for " + exchange.id);
-          events.close();
-          return;
+          case Exchange.Step.Superseded superseded -> {
+            session.log.debug("a resuming client took over the stream for " + exchange.id);
+            events.close();
+            return;
+          }
         }
       }
+  
+    } catch (IOException e) {
+      exchange.detach(generation); // related messages for any running request go elsewhere now
+      throw e;
     }
   }
+
 
   /** The outcome, or a 504 failure at the deadline (and the child told to cancel). */
   private Exchange.Outcome await(Exchange exchange, long deadline) throws InterruptedException {

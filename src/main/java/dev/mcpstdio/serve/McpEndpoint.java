@@ -262,7 +262,7 @@ final class McpEndpoint {
       return null;
     }
     Session session = sessions.find(id.trim());
-    if (session == null || session.ended()) {
+    if (session == null || session.ended() || session.oneStream) { // a legacy HTTP+SSE session is not this endpoint's
       Replies.error(response, callback, 404, null, ErrorCodes.UPSTREAM_ERROR, "unknown or expired session");
       return null;
     }

@@ -184,13 +184,17 @@ final class Session implements ChildProcess.Listener {
   void release(Exchange exchange) {
     inFlight.remove(exchange.id, exchange);
     touch();
-    if (exchange.streaming && !ended && !(exchange.outcome().getNow(null) instanceof Exchange.Outcome.Cancelled)) {
+    if (exchange.streaming && !ended && !exchange.wasDeliveredCleanly()
+        && !(exchange.outcome().getNow(null) instanceof Exchange.Outcome.Cancelled)) {
       pruneLingering();
       if (lingering.size() >= MAX_LINGERING) {
         lingering.values().stream().min(Comparator.comparingLong(Lingering::expiresNanos))
             .ifPresent(oldest -> forget(oldest.exchange()));
       }
       lingering.put(exchange.sequence, new Lingering(exchange, System.nanoTime() + LINGER.toNanos()));
+      if (ended) { // end() ran meanwhile and may have missed it
+        forget(exchange);
+      }
     } else if (exchange.streaming) {
       exchange.discard();
     }
@@ -299,7 +303,11 @@ final class Session implements ChildProcess.Listener {
       return;
     }
     if (oneStream) {
-      toStream(line, "a message");
+      if (message instanceof JsonRpcMessage.Response) {
+        answerToStream(line); // an answer is never dropped: its client would wait for ever
+      } else {
+        toStream(line, "a message");
+      }
       return;
     }
     switch (message) {
@@ -371,7 +379,7 @@ final class Session implements ChildProcess.Listener {
 
   private void relateOrStream(byte[] line, String method) {
     Exchange running = inFlight.values().stream()
-        .filter(Exchange::acceptsRelated)
+        .filter(e -> e.acceptsRelated() && e.hasWriter())
         .min(Comparator.comparingLong(e -> e.sequence))
         .orElse(null);
     if (running == null || !running.relate(line)) {
@@ -412,11 +420,26 @@ final class Session implements ChildProcess.Listener {
     }
   }
 
+  /**
+   * Legacy one-stream sessions: an answer goes on the stream past the queue's bounds (it takes its
+   * bytes anyway), since dropping it would leave its request unanswered for good.
+   */
+  private void answerToStream(byte[] line) {
+    synchronized (streamLock) {
+      if (stream != null && !stream.ended()) {
+        stream.force(line);
+      } else if (!ended) {
+        queuedBytes.take(line.length); // counted like any backlog entry, given back when it moves on
+        backlog.addLast(line);
+      }
+    }
+  }
+
   /** Ends the session for good: nothing new is accepted; the caller then closes the child. */
   void end(String reason) {
+    ended = true; // before forgetting: a release that lingers after this sees it and forgets too
     lingering.values().forEach(l -> forget(l.exchange()));
     synchronized (streamLock) {
-      ended = true;
       for (byte[] m : backlog) {
         queuedBytes.giveBack(m.length);
       }

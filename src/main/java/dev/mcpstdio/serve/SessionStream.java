@@ -39,6 +39,12 @@ final class SessionStream {
     return true;
   }
 
+  /** Queues {@code message} whatever the bounds (its bytes are counted all the same). */
+  void force(byte[] message) {
+    budget.take(message.length);
+    queue.add(message);
+  }
+
   /** Ends the stream: the writer finishes after what is queued (unless it is drained first). */
   void end() {
     if (!ended) {

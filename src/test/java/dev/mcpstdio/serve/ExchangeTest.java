@@ -55,11 +55,13 @@ class ExchangeTest {
     assertThat(text(e.take(0, 0))).isEqualTo("one"); // event 1 reached the client
     assertThat(text(e.take(0, 0))).isEqualTo("two"); // event 2 was taken, then the connection died
 
-    int resumed = e.takeOver();
+    assertThat(e.resumeFrom(5)).isNull(); // not an event of this stream: the writer stays
+    assertThat(e.hasWriter()).isTrue();
+    Exchange.Resumption resumption = e.resumeFrom(1);
+    assertThat(resumption.missed()).extracting(Exchange.Logged::number).containsExactly(2L);
+    int resumed = resumption.generation();
     assertThat(e.take(0, 0)).isInstanceOf(Exchange.Step.Superseded.class); // the old writer stops
-    assertThat(e.after(1)).extracting(Exchange.Logged::number).containsExactly(2L);
     assertThat(text(e.take(0, resumed))).isEqualTo("three"); // nothing lost, nothing reordered
-    assertThat(e.after(5)).isNull(); // not an event of this stream
   }
 
   @Test
@@ -72,10 +74,40 @@ class ExchangeTest {
         throw new IllegalStateException(ex);
       }
     }, dev.mcpstdio.testing.Threads.VIRTUAL);
-    int resumed = e.takeOver();
+    int resumed = e.resumeFrom(0).generation();
     assertThat(waiting.get(5, TimeUnit.SECONDS)).isInstanceOf(Exchange.Step.Superseded.class);
     e.relate(bytes("for the new writer"));
     assertThat(text(e.take(1000, resumed))).isEqualTo("for the new writer");
+  }
+
+  @Test
+  void aDiscardedExchangeEndsItsWriterAndKeepsNothing() throws Exception {
+    Exchange e = exchange(true);
+    e.relate(bytes("x".repeat(100)));
+    CompletableFuture<Exchange.Step> waiting = CompletableFuture.supplyAsync(() -> {
+      try {
+        e.take(0, 0); // takes the message (logged for replay)
+        return e.take(30_000, 0);
+      } catch (InterruptedException ex) {
+        throw new IllegalStateException(ex);
+      }
+    }, dev.mcpstdio.testing.Threads.VIRTUAL);
+    dev.mcpstdio.testing.Await.until("the message to be taken", java.time.Duration.ofSeconds(5), () -> e.after(0) != null
+        && !e.after(0).isEmpty());
+    e.discard();
+    assertThat(waiting.get(5, TimeUnit.SECONDS)).isInstanceOf(Exchange.Step.End.class);
+    e.complete(new Exchange.Outcome.Answered(bytes("{}")));
+    assertThat(budget.used()).isZero();
+  }
+
+  @Test
+  void aSettledExchangeWhoseEndWasTakenStillAnswersAResumedWriter() throws Exception {
+    Exchange e = exchange(true);
+    e.complete(new Exchange.Outcome.Failed(504, "late"));
+    int resumed = e.resumeFrom(0).generation(); // before any writer took the end
+    Exchange.Step step = e.take(0, 0); // the old writer: superseded, the end stays queued
+    assertThat(step).isInstanceOf(Exchange.Step.Superseded.class);
+    assertThat(text(e.take(0, resumed))).contains("late");
   }
 
   @Test
@@ -116,6 +148,6 @@ class ExchangeTest {
     Exchange e = exchange(false);
     assertThat(e.relate(bytes("a"))).isFalse();
     assertThat(e.acceptsRelated()).isFalse();
-    assertThat(e.takeOver()).isEqualTo(-1);
+    assertThat(e.resumeFrom(0)).isNull();
   }
 }

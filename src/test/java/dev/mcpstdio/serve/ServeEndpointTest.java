@@ -301,14 +301,41 @@ class ServeEndpointTest {
   void anAnswerThatCameWhileNobodyListenedWaitsForTheResumingClient() throws Exception {
     String session = serve.initialize();
     HttpResponse<Stream<String>> call = serve.postStreaming(session, "{\"jsonrpc\":\"2.0\",\"id\":32,\"method\":"
-        + "\"tools/call\",\"params\":{\"name\":\"echo\",\"arguments\":{\"text\":\"kept\"}}}");
+        + "\"tools/call\",\"params\":{\"name\":\"slow\",\"arguments\":{\"steps\":4,\"delayMs\":150},\"_meta\":{\"progressToken\":32}}}");
     Iterator<String> lines = call.body().iterator();
     String[] priming = nextRawEvent(lines);
-    call.body().close(); // gone before the answer could be read (it may or may not have been written)
+    call.body().close(); // gone at once: the writer notices at its next write and detaches
+    serve.awaitLog("client left the stream for 32");
+    // the answer comes while nobody listens; the client comes back from the priming event
     HttpResponse<Stream<String>> resumed = resume(session, priming[0]);
     assertThat(resumed.statusCode()).isEqualTo(200);
-    String[] answer = nextRawEvent(resumed.body().iterator());
-    assertThat(answer[1]).contains("\"id\":32").contains("kept");
+    List<String> data = new java.util.ArrayList<>();
+    Iterator<String> more = resumed.body().iterator();
+    for (String[] event; (event = nextRawEvent(more)) != null; ) {
+      data.add(event[1]);
+    }
+    assertThat(data).hasSize(5);
+    assertThat(data.get(4)).contains("\"id\":32").contains("done after 4 steps");
+  }
+
+  @Test
+  void aRequestWhoseClientLeftNoLongerCapturesTheChildsRequestsForOthers() throws Exception {
+    String session = serve.initialize();
+    HttpResponse<Stream<String>> gone = serve.postStreaming(session, "{\"jsonrpc\":\"2.0\",\"id\":41,\"method\":"
+        + "\"tools/call\",\"params\":{\"name\":\"slow\",\"arguments\":{\"steps\":100,\"delayMs\":100},\"_meta\":{\"progressToken\":41}}}");
+    nextRawEvent(gone.body().iterator());
+    gone.body().close();
+    serve.awaitLog("client left the stream for 41");
+    // the older request's client is gone: the child's elicitation must reach the live request
+    HttpResponse<Stream<String>> live = serve.postStreaming(session,
+        "{\"jsonrpc\":\"2.0\",\"id\":42,\"method\":\"tools/call\",\"params\":{\"name\":\"ask\",\"arguments\":{}}}");
+    Iterator<String> lines = live.body().iterator();
+    String ask = nextEvent(lines);
+    assertThat(ask).contains("elicitation/create");
+    String id = ask.replaceAll(".*\"id\":(\"demo-[0-9]+\").*", "$1");
+    serve.post(session, "{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"result\":{\"action\":\"decline\"}}", true);
+    assertThat(nextEvent(lines)).contains("\"id\":42").contains("the user chose to decline");
+    serve.post(session, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":41}}", true);
   }
 
   @Test
