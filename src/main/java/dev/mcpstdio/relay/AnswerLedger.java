@@ -100,6 +100,10 @@ final class AnswerLedger implements EmitGate.Filter {
   void cancel(JsonRpcId id) {
     if (cancelFilter) {
       cancelled.add(id);
+      CompletableFuture<Void> waiter = closing.remove(id); // a waiter decides what a cancel means
+      if (waiter != null) {
+        waiter.complete(null);
+      }
     }
   }
 
@@ -132,7 +136,7 @@ final class AnswerLedger implements EmitGate.Filter {
    * Waits until {@code id} is answered (or closed as cancelled), at most {@code wait}. For
    * transports whose answers arrive apart from the request's own exchange (legacy HTTP+SSE).
    *
-   * @return false when it is still open after {@code wait}
+   * @return false when it is still open after {@code wait}, or was cancelled by the host meanwhile
    */
   boolean awaitClosed(JsonRpcId id, Duration wait) throws InterruptedException {
     CompletableFuture<Void> waiter = closing.computeIfAbsent(id, k -> new CompletableFuture<>());
@@ -142,7 +146,7 @@ final class AnswerLedger implements EmitGate.Filter {
     }
     try {
       waiter.get(wait.toNanos(), TimeUnit.NANOSECONDS);
-      return true;
+      return !open.contains(id); // woken by an answer, or by the host's cancel
     } catch (java.util.concurrent.TimeoutException e) {
       closing.remove(id, waiter);
       return !open.contains(id);

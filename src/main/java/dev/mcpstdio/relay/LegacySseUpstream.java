@@ -68,6 +68,8 @@ final class LegacySseUpstream {
    * @return null when ready, else why the relay cannot start
    */
   String start() throws InterruptedException {
+    stopped = false; // auto may try again after a failed attempt
+    endpoint.set(new CompletableFuture<>());
     CompletableFuture<String> firstFailure = new CompletableFuture<>();
     reader = Thread.ofVirtual().name("mcp-stdio-sse").start(() -> readLoop(firstFailure));
     try {
@@ -119,6 +121,12 @@ final class LegacySseUpstream {
         }
       } catch (InterruptedException e) {
         return;
+      } catch (RuntimeException | Error e) { // whatever it was, the stream is gone: say so and reconnect
+        loss = "the event stream failed: " + e;
+        if (!connected) {
+          firstFailure.complete(loss);
+          return;
+        }
       }
       if (stopped) {
         return;
@@ -146,7 +154,7 @@ final class LegacySseUpstream {
       }
       decoder.finish();
       return "the server closed the event stream";
-    } catch (IOException e) {
+    } catch (IOException | RuntimeException e) {
       return stopped ? "stopped" : "the event stream failed: " + e.getMessage();
     } finally {
       current = null;
@@ -258,14 +266,22 @@ final class LegacySseUpstream {
     return b;
   }
 
-  /** POSTs one message to the current endpoint (waiting for one while the stream reconnects). */
-  Outcome post(Call call) throws InterruptedException {
+  /**
+   * POSTs one message to the current endpoint (waiting for one while the stream reconnects),
+   * unless {@code stillWanted} says otherwise once the endpoint is known (a lost stream answers the
+   * requests waiting on it; none of them may reach the server afterwards).
+   */
+  Outcome post(Call call, java.util.function.BooleanSupplier stillWanted) throws InterruptedException {
     URI target;
     try {
       target = endpoint.get().get(config.readTimeout().toMillis(), TimeUnit.MILLISECONDS);
     } catch (TimeoutException | java.util.concurrent.CancellationException | java.util.concurrent.ExecutionException e) {
       call.handover().complete(null);
       return new Outcome.Failed("SSE endpoint unavailable (the event stream is reconnecting)", false, false, true);
+    }
+    if (!stillWanted.getAsBoolean()) {
+      call.handover().complete(null);
+      return Outcome.Failed.of(Outcome.Kind.TRANSPORT, "already answered");
     }
     HttpRequest request = withHeaders(HttpRequest.newBuilder(target).timeout(config.readTimeout()))
         .header("Content-Type", "application/json")

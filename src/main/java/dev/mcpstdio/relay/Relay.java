@@ -379,7 +379,7 @@ public final class Relay {
       call.handover().complete(null);
       return Outcome.Failed.of(Outcome.Kind.TRANSPORT, "already answered");
     }
-    return legacy.post(call);
+    return legacy.post(call, () -> id == null || ledger.isOpen(id));
   }
 
   private static boolean isInitialize(Call call) {
@@ -398,7 +398,9 @@ public final class Relay {
       }
       case Batch b -> {
         for (JsonRpcMessage member : b.members()) {
-          if (member instanceof Request r && ledger.isOpen(r.id())) {
+          if (member instanceof Request r && usingLegacy && outcome instanceof Outcome.Accepted) {
+            awaitStreamedAnswer(r.id());
+          } else if (member instanceof Request r && ledger.isOpen(r.id())) {
             answerFailure(call, r.id(), outcome);
           }
         }
@@ -422,7 +424,9 @@ public final class Relay {
   /** HTTP+SSE: waits for the answer to arrive on the stream, and says so when it does not in time. */
   private void awaitStreamedAnswer(JsonRpcId id) {
     try {
-      if (!ledger.awaitClosed(id, config.readTimeout())) {
+      if (ledger.isCancelled(id) || !ledger.awaitClosed(id, config.readTimeout()) && ledger.isCancelled(id)) {
+        ledger.closeCancelled(id); // the host cancelled it: servers send nothing more, and neither do we
+      } else if (ledger.isOpen(id)) {
         answerOwn(id, ErrorCodes.UPSTREAM_ERROR, "no response from the server within " + config.readTimeout().toSeconds()
             + " s (--timeout-read)", null);
       }

@@ -276,7 +276,8 @@ final class ResponseReader implements HttpResponse.BodySubscriber<ResponseReader
    * from the sweeper thread while the client's thread is adding to it.
    */
   /**
-   * A JSON body being collected. With a declared length the bytes are copied into one array of
+   * A JSON body being collected. With a declared length (up to {@link #PREALLOCATE_MAX}: a server
+   * that declares more and sends little must not pin memory) the bytes are copied into one array of
    * that size as they arrive, so the client's buffers die young (a megabyte kept in them until the
    * end would survive a young collection and be promoted); without one, the buffers are kept and
    * joined once at the end. Either way each byte is copied once.
@@ -288,8 +289,11 @@ final class ResponseReader implements HttpResponse.BodySubscriber<ResponseReader
     private final List<ByteBuffer> chunks = new ArrayList<>();
     private int size;
 
+    /** Declared lengths above this are not trusted with an array up front. */
+    static final int PREALLOCATE_MAX = 2 << 20;
+
     Body(long declared) {
-      this.declared = declared >= 0 && declared <= Integer.MAX_VALUE - 16 ? (int) declared : -1;
+      this.declared = declared >= 0 && declared <= PREALLOCATE_MAX ? (int) declared : -1;
     }
 
     synchronized void add(ByteBuffer chunk) {

@@ -62,8 +62,11 @@ final class RequestBodies {
       bodies.giveBack(reserved);
       throw e;
     }
+    if (body.length == reserved) {
+      return body; // a declared length: already taken
+    }
     bodies.giveBack(reserved);
-    if (!bodies.tryTake(body.length)) { // the same amount for fixed lengths: the swap cannot fail then
+    if (!bodies.tryTake(body.length)) { // a chunked body: its steps were given back, take it whole
       busy(response, callback);
       return null;
     }

@@ -75,6 +75,38 @@ class RelayOverLegacySseTest {
   }
 
   @Test
+  void aCancelledRequestIsClosedSilentlyAndAPingStillGoesThrough() throws Exception {
+    try (ServeHarness serve = ServeHarness.start(ServeHarness.config(ServeHarness.demo()));
+        RelayHarness host = relay(serve, Duration.ofSeconds(1))) {
+      host.initialize();
+      host.send("{\"jsonrpc\":\"2.0\",\"id\":30,\"method\":\"tools/call\",\"params\":{\"name\":\"slow\",\"arguments\":"
+          + "{\"steps\":100,\"delayMs\":100},\"_meta\":{\"progressToken\":30}}}");
+      host.stdout.nextMatching(l -> l.contains("\"progressToken\":30"), RelayHarness.TIMEOUT);
+      host.send("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":30}}");
+      long t0 = System.nanoTime();
+      int[] ping = {100};
+      dev.mcpstdio.testing.Await.until("pings answered past the read timeout", Duration.ofSeconds(15), () -> {
+        host.send("{\"jsonrpc\":\"2.0\",\"id\":" + ping[0] + ",\"method\":\"ping\"}");
+        host.answerTo(String.valueOf(ping[0]++));
+        return System.nanoTime() - t0 > Duration.ofMillis(2500).toNanos(); // well past --timeout-read (1 s)
+      });
+      assertThat(host.stdout.snapshot()).noneMatch(l -> RelayHarness.hasId(l, "30")); // no made-up timeout error
+    }
+  }
+
+  @Test
+  void aBatchOverTheLegacyTransportWaitsForTheStreamInsteadOfFailingAt202() throws Exception {
+    try (ServeHarness serve = ServeHarness.start(ServeHarness.config(ServeHarness.demo()));
+        RelayHarness host = relay(serve, Duration.ofSeconds(2))) {
+      host.initialize();
+      host.send("[{\"jsonrpc\":\"2.0\",\"id\":50,\"method\":\"ping\"},{\"jsonrpc\":\"2.0\",\"id\":51,\"method\":\"ping\"}]");
+      // the demo refuses batches (with id null); the relay then answers each member once, at the timeout
+      assertThat(host.answerTo("50")).doesNotContain("HTTP 202").contains("no response from the server within 2 s");
+      assertThat(host.answerTo("51")).doesNotContain("HTTP 202");
+    }
+  }
+
+  @Test
   void autoChoosesStreamableHttpWhereTheServerSpeaksIt() throws Exception {
     try (ServeHarness serve = ServeHarness.start(ServeHarness.config(ServeHarness.demo()));
         RelayHarness host = RelayHarness.start(serve.url, c -> c.withTransport(RelayConfig.Transport.AUTO))) {
