@@ -33,6 +33,10 @@ import java.util.function.Consumer;
  * {@code streamLost} is told (the relay answers each with an error), and the stream is reopened
  * after {@link #RECONNECT_DELAY}; POSTs wait for the new endpoint.
  *
+ * <p>On this transport the session is the stream: a new stream is a new, uninitialised session
+ * on the server. So after a reconnect the host's own handshake is replayed (a relay-owned id; its
+ * answer stays internal) before any waiting POST goes to the new endpoint.
+ *
  * <p>An endpoint on another origin is refused when credentials would travel with the POSTs to
  * it. Silence on the stream longer than {@code --sse-read-timeout} counts as a loss.
  */
@@ -51,9 +55,14 @@ final class LegacySseUpstream {
   private volatile boolean stopped;
   private volatile InputStream current;
   private Thread reader;
+  private final InitializeMemory memory;
+  private volatile boolean hadEndpoint;
+  private volatile dev.mcpstdio.jsonrpc.JsonRpcId replayId; // the handshake being replayed
+  private volatile CompletableFuture<Void> replayAnswered = new CompletableFuture<>();
 
   LegacySseUpstream(HttpClient client, RelayConfig config, Log log, Inbound inbound, Consumer<String> streamLost,
-      Sleeper sleeper) {
+      Sleeper sleeper, InitializeMemory memory) {
+    this.memory = memory;
     this.client = client;
     this.config = config;
     this.log = log;
@@ -206,16 +215,59 @@ final class LegacySseUpstream {
       URI resolved = resolve(new String(event.data(), StandardCharsets.UTF_8));
       if (resolved != null) {
         log.debug("endpoint " + resolved);
-        endpoint.get().complete(resolved);
+        CompletableFuture<URI> target = endpoint.get();
+        if (hadEndpoint && memory.replayInitialize(null) != null) {
+          // a new session on the server: replay the handshake first (off this thread, which must
+          // go on reading to see the answer)
+          Thread.ofVirtual().name("mcp-stdio-sse-reinit").start(() -> reinitialize(resolved, target));
+        } else {
+          hadEndpoint = true;
+          target.complete(resolved);
+        }
       }
     } else if (type.equals("message")) {
       try {
         JsonRpcMessage message = JsonRpcCodec.parse(event.data());
+        if (message instanceof JsonRpcMessage.Response r && r.id() != null && r.id().equals(replayId)) {
+          replayAnswered.complete(null); // the replayed handshake's answer: internal
+          return;
+        }
         inbound.accept(message);
       } catch (MalformedMessageException e) {
         log.warn("the server sent an event that is not JSON-RPC (" + e.getMessage() + "); dropped");
       }
     }
+  }
+
+  /** Replays the host's handshake on a new server session, then lets waiting POSTs through. */
+  private void reinitialize(URI target, CompletableFuture<URI> ready) {
+    JsonRpcMessage.Request init = memory.replayInitialize(null);
+    CompletableFuture<Void> answered = new CompletableFuture<>();
+    replayAnswered = answered;
+    replayId = init.id();
+    try {
+      if (postRaw(target, init.bytes()) / 100 == 2) {
+        answered.get(config.readTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        postRaw(target, memory.replayInitialized().bytes());
+        log.info("reconnected: the server's new session was initialized again");
+      } else {
+        log.warn("reconnected, but the server refused the replayed initialize");
+      }
+    } catch (IOException | java.util.concurrent.ExecutionException | TimeoutException e) {
+      log.warn("reconnected, but initializing the new session failed: " + e.getMessage());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } finally {
+      replayId = null;
+      ready.complete(target); // waiting POSTs go on either way; the server says what it thinks of them
+    }
+  }
+
+  private int postRaw(URI target, byte[] body) throws IOException, InterruptedException {
+    HttpRequest request = withHeaders(HttpRequest.newBuilder(target).timeout(config.readTimeout()))
+        .header("Content-Type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build();
+    return client.send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
   }
 
   /** The endpoint against the stream's URL, or null (logged) when it must not be used. */

@@ -96,6 +96,10 @@ public final class Relay {
       chain.add(new NormalizeArguments());
     }
     List<Interceptor> legacyChain = new ArrayList<>(chain);
+    legacyChain.add(link -> { // the handshake, kept to replay it on a reconnected stream
+      memory.remember(link.call().message());
+      return link.proceed(link.call());
+    });
     chain.add(new AwaitServerStream(serverStream));
     chain.add(pages);
     chain.add(new SessionLink(session, memory, log, serverStream::sessionChanged, this::endSessionLater));
@@ -104,7 +108,7 @@ public final class Relay {
     legacyChain.add(new RetryLink(config.retry(), sleeper, log));
     this.legacyLinks = List.copyOf(legacyChain);
     this.legacy = config.transport() == RelayConfig.Transport.STREAMABLE_HTTP ? null
-        : new LegacySseUpstream(client, config, log, inbound, this::streamLost, sleeper);
+        : new LegacySseUpstream(client, config, log, inbound, this::streamLost, sleeper, memory);
     this.usingLegacy = config.transport() == RelayConfig.Transport.SSE;
     this.transportDecided = config.transport() != RelayConfig.Transport.AUTO;
     this.links = List.copyOf(chain);

@@ -69,6 +69,11 @@ class TypeScriptSseServerIT {
       assertThat(killed.body()).isEqualTo("1");
       Throwable failure = call.get(30, TimeUnit.SECONDS);
       assertThat(failure).isNotNull().hasMessageContaining("SSE stream disconnected");
+      // the relay reconnects to a new server session and initializes it again before going on
+      host.await("the new session to be initialized", () -> String.join("\n", host.stderr)
+          .contains("the server's new session was initialized again"));
+      assertThat(text(host.client.callTool(new McpSchema.CallToolRequest("echo", Map.of("text", "after")))))
+          .isEqualTo("after");
     }
   }
 }
