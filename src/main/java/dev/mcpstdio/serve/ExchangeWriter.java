@@ -122,6 +122,9 @@ final class ExchangeWriter {
       exchange.detach(generation);
       session.log.debug("client left the resumed stream for " + exchange.id);
     } finally {
+      if (exchange.wasDeliveredCleanly()) {
+        session.forget(exchange); // delivered: nothing left to resume (if it was lingering)
+      }
       callback.succeeded();
     }
     return true;
