@@ -50,6 +50,11 @@ final class ServeCommand {
     option(spec, "--sse-path", "PATH", String.class, "Where legacy HTTP+SSE (2024-11-05) clients open their stream (default /sse).");
     option(spec, "--messages-path", "PATH", String.class, "Where legacy HTTP+SSE clients POST messages (default /messages).");
     flag(spec, "--no-sse", "Serve no legacy HTTP+SSE endpoints.");
+    spec.addOption(OptionSpec.builder("--session-arg").paramLabel("TEMPLATE").type(List.class).auxiliaryTypes(String.class)
+        .description("Append an argument to each session's command (repeatable); {sessionId}, {workspaceRoot} and "
+            + "{plansFolder} are replaced. Shows in ps: never put secrets here.").build());
+    option(spec, "--workspace-root", "DIR", String.class, "Give each session a private folder DIR/<session id> (0700), removed with it.");
+    flag(spec, "--keep-workspaces", "Keep session folders after their sessions end.");
     option(spec, "--max-sessions", "N", String.class, "Live sessions at most; initialize past it gets 503 (default 100).");
     option(spec, "--session-idle-ttl", "SECONDS", String.class, "End sessions idle this long (no request in flight, no open stream); 0 never (default 1800).");
     option(spec, "--max-message-size", "BYTES", String.class, "Largest request body and server line; 0 disables (default 10485760).");
@@ -77,7 +82,7 @@ final class ServeCommand {
 
   /** Options with a value (the word after them belongs to them). */
   private static final java.util.Set<String> VALUED = java.util.Set.of("--host", "--port", "--path", "--sse-path",
-      "--messages-path", "--max-sessions",
+      "--messages-path", "--session-arg", "--workspace-root", "--max-sessions",
       "--session-idle-ttl", "--max-message-size", "--backend-timeout", "--allow-origin", "--public-url",
       "--auth-token", "--log-level");
 
@@ -138,7 +143,7 @@ final class ServeCommand {
     }
     return new ServeConfig(host, port, path, child, maxSessions, idle, maxMessage, backend,
         ServeConfig.DEFAULT_KEEP_ALIVE, origins, publicUrl, token, ChildProcess.Ladder.DEFAULT, level(r),
-        r.hasMatchedOption("--no-sse") ? null : ssePath, messagesPath);
+        r.hasMatchedOption("--no-sse") ? null : ssePath, messagesPath, launch(r));
   }
 
   /**
@@ -156,6 +161,28 @@ final class ServeCommand {
     return new ChildSpec(List.of(java, "-Xlog:disable", "-Xlog:all=warning:stderr", "-XX:+DisplayVMOutputToStderr",
         "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto", "-cp", System.getProperty("java.class.path"),
         Main.class.getName(), "demo"));
+  }
+
+  /** {@code --session-arg}, {@code --workspace-root}, {@code --keep-workspaces}. */
+  private static ServeConfig.SessionLaunch launch(ParseResult r) throws UsageException {
+    List<String> templates = r.matchedOptionValue("--session-arg", List.<String>of());
+    Path root = r.hasMatchedOption("--workspace-root") ? Path.of(r.matchedOptionValue("--workspace-root", "")).toAbsolutePath() : null;
+    for (String template : templates) {
+      java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\{[^}]*}").matcher(template);
+      while (m.find()) {
+        if (!List.of("{sessionId}", "{workspaceRoot}", "{plansFolder}").contains(m.group())) {
+          throw new UsageException("--session-arg: unknown placeholder " + m.group()
+              + " (known: {sessionId}, {workspaceRoot}, {plansFolder})", ExitCodes.USAGE);
+        }
+        if (!m.group().equals("{sessionId}") && root == null) {
+          throw new UsageException("--session-arg uses " + m.group() + ", which needs --workspace-root", ExitCodes.USAGE);
+        }
+      }
+    }
+    if (r.hasMatchedOption("--keep-workspaces") && root == null) {
+      throw new UsageException("--keep-workspaces needs --workspace-root", ExitCodes.USAGE);
+    }
+    return new ServeConfig.SessionLaunch(templates, root, r.hasMatchedOption("--keep-workspaces"));
   }
 
   /** An endpoint path option: it starts with / and holds no quote, space, ? or #. */

@@ -27,6 +27,7 @@ import java.util.List;
  * @param logLevel how much to log
  * @param ssePath where legacy HTTP+SSE clients open their stream, or null to serve none
  * @param messagesPath where legacy HTTP+SSE clients POST their messages
+ * @param launch session arguments and workspaces for session-scoped children
  */
 public record ServeConfig(
     String host,
@@ -44,7 +45,22 @@ public record ServeConfig(
     ChildProcess.Ladder ladder,
     Log.Level logLevel,
     String ssePath,
-    String messagesPath) {
+    String messagesPath,
+    SessionLaunch launch) {
+
+  /**
+   * How each session's child is started beyond the command: arguments appended from templates
+   * ({@code {sessionId}}, {@code {workspaceRoot}}, {@code {plansFolder}}), and a per-session
+   * workspace folder under {@code workspaceRoot} (created 0700, removed with the session unless
+   * {@code keepWorkspaces}).
+   */
+  public record SessionLaunch(java.util.List<String> argTemplates, java.nio.file.Path workspaceRoot, boolean keepWorkspaces) {
+    public static final SessionLaunch NONE = new SessionLaunch(java.util.List.of(), null, false);
+
+    public SessionLaunch {
+      argTemplates = java.util.List.copyOf(argTemplates);
+    }
+  }
 
   public static final int DEFAULT_PORT = 8080;
   public static final String DEFAULT_PATH = "/mcp";
@@ -69,37 +85,42 @@ public record ServeConfig(
   public static ServeConfig defaults(ChildSpec child) {
     return new ServeConfig("127.0.0.1", DEFAULT_PORT, DEFAULT_PATH, child, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TTL,
         DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_BACKEND_TIMEOUT, DEFAULT_KEEP_ALIVE, List.of(), null, null,
-        ChildProcess.Ladder.DEFAULT, Log.Level.INFO, DEFAULT_SSE_PATH, DEFAULT_MESSAGES_PATH);
+        ChildProcess.Ladder.DEFAULT, Log.Level.INFO, DEFAULT_SSE_PATH, DEFAULT_MESSAGES_PATH, SessionLaunch.NONE);
   }
 
   public ServeConfig withPort(int newPort) {
     return new ServeConfig(host, newPort, path, child, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
-        keepAlive, allowedOrigins, publicUrl, authToken, ladder, logLevel, ssePath, messagesPath);
+        keepAlive, allowedOrigins, publicUrl, authToken, ladder, logLevel, ssePath, messagesPath, launch);
   }
 
   public ServeConfig withAuthToken(String token) {
     return new ServeConfig(host, port, path, child, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
-        keepAlive, allowedOrigins, publicUrl, token, ladder, logLevel, ssePath, messagesPath);
+        keepAlive, allowedOrigins, publicUrl, token, ladder, logLevel, ssePath, messagesPath, launch);
   }
 
   public ServeConfig withLimits(int sessions, Duration idleTtl, long messageSize, Duration timeout, Duration alive) {
     return new ServeConfig(host, port, path, child, sessions, idleTtl, messageSize, timeout, alive, allowedOrigins,
-        publicUrl, authToken, ladder, logLevel, ssePath, messagesPath);
+        publicUrl, authToken, ladder, logLevel, ssePath, messagesPath, launch);
   }
 
   public ServeConfig withOrigins(List<String> origins, URI url) {
     return new ServeConfig(host, port, path, child, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
-        keepAlive, origins, url, authToken, ladder, logLevel, ssePath, messagesPath);
+        keepAlive, origins, url, authToken, ladder, logLevel, ssePath, messagesPath, launch);
   }
 
   public ServeConfig withChild(ChildSpec newChild, ChildProcess.Ladder newLadder) {
     return new ServeConfig(host, port, path, newChild, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
-        keepAlive, allowedOrigins, publicUrl, authToken, newLadder, logLevel, ssePath, messagesPath);
+        keepAlive, allowedOrigins, publicUrl, authToken, newLadder, logLevel, ssePath, messagesPath, launch);
   }
 
   /** The same, with the legacy HTTP+SSE endpoints at these paths ({@code ssePath} null: none). */
   public ServeConfig withLegacySse(String newSsePath, String newMessagesPath) {
     return new ServeConfig(host, port, path, child, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
-        keepAlive, allowedOrigins, publicUrl, authToken, ladder, logLevel, newSsePath, newMessagesPath);
+        keepAlive, allowedOrigins, publicUrl, authToken, ladder, logLevel, newSsePath, newMessagesPath, launch);
+  }
+
+  public ServeConfig withLaunch(SessionLaunch newLaunch) {
+    return new ServeConfig(host, port, path, child, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
+        keepAlive, allowedOrigins, publicUrl, authToken, ladder, logLevel, ssePath, messagesPath, newLaunch);
   }
 }

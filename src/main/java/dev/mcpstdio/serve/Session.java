@@ -81,6 +81,7 @@ final class Session implements ChildProcess.Listener {
   private final AtomicLong sequence = new AtomicLong();
   private final AtomicLong lastActivityNanos = new AtomicLong(System.nanoTime());
   private volatile ChildProcess child;
+  private volatile SessionWorkspace workspace;
   private volatile boolean dead;
   private volatile String deathReason;
   private volatile boolean ended;
@@ -99,8 +100,13 @@ final class Session implements ChildProcess.Listener {
     this.backendTimeout = backendTimeout;
   }
 
-  void attach(ChildProcess process) {
+  void attach(ChildProcess process, SessionWorkspace sessionWorkspace) {
     this.child = process;
+    this.workspace = sessionWorkspace;
+  }
+
+  SessionWorkspace workspace() {
+    return workspace;
   }
 
   ChildProcess child() {

@@ -85,11 +85,16 @@ final class Sessions {
     String id = HexFormat.of().formatHex(raw);
     Session session = new Session(id, log.tagged("session " + Session.shortId(id)), oneStream, queuedBytes,
         config.ladder().afterStdinClosed(), config.backendTimeout());
+    SessionWorkspace.Launched launched = null;
     try {
-      session.attach(ChildProcess.start(config.child(), config.maxMessageSize(), session.log.tagged("child"),
-          config.ladder(), session));
+      launched = SessionWorkspace.prepare(config.launch(), config.child(), id);
+      session.attach(ChildProcess.start(launched.child(), config.maxMessageSize(), session.log.tagged("child"),
+          config.ladder(), session), launched.workspace());
     } catch (IOException | RuntimeException e) {
       slots.release();
+      if (launched != null) {
+        removeQuietly(launched.workspace(), session);
+      }
       throw e instanceof IOException io ? io : new IOException(e.getMessage(), e);
     }
     byId.put(id, session);
@@ -111,7 +116,21 @@ final class Sessions {
     }
     slots.release();
     session.end(reason);
-    closers.execute(session::closeChild);
+    closers.execute(() -> {
+      session.closeChild();
+      removeQuietly(session.workspace(), session);
+    });
+  }
+
+  private static void removeQuietly(SessionWorkspace workspace, Session session) {
+    if (workspace == null) {
+      return;
+    }
+    try {
+      workspace.remove();
+    } catch (IOException e) {
+      session.log.warn("could not remove the session's workspace: " + e.getMessage());
+    }
   }
 
   private void reap() {

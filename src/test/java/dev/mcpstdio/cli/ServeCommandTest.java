@@ -64,6 +64,19 @@ class ServeCommandTest {
   class Defaults {
 
     @Test
+    void sessionArgumentsAndWorkspacesAreCheckedUpFront() throws Exception {
+      ServeConfig c = parse("--workspace-root", "/tmp/ws", "--session-arg", "--session-id", "--session-arg", "{sessionId}",
+          "--session-arg", "--plans={plansFolder}", "--keep-workspaces");
+      assertThat(c.launch().argTemplates()).containsExactly("--session-id", "{sessionId}", "--plans={plansFolder}");
+      assertThat(c.launch().workspaceRoot()).isEqualTo(Path.of("/tmp/ws"));
+      assertThat(c.launch().keepWorkspaces()).isTrue();
+      assertThat(parse().launch()).isEqualTo(ServeConfig.SessionLaunch.NONE);
+      usageError("--session-arg", "{nope}");
+      usageError("--session-arg", "{workspaceRoot}"); // needs --workspace-root
+      usageError("--keep-workspaces");
+    }
+
+    @Test
     void legacySseEndpointsAreOnByDefaultAndCanBeMovedOrSwitchedOff() throws Exception {
       ServeConfig c = parse();
       assertThat(c.ssePath()).isEqualTo("/sse");

@@ -185,6 +185,24 @@ class ServeChildrenTest {
   }
 
   @Test
+  void aSessionScopedChildGetsItsSessionOnArgvAndAPrivateFolderRemovedWithIt(@org.junit.jupiter.api.io.TempDir
+      java.nio.file.Path root) throws Exception {
+    ChildSpec child = ServeHarness.sh("read init; echo '" + ServeHarness.initResult("scoped")
+        + "'; echo \"argv: $0 $1 $2 $3\" >&2; cat >/dev/null");
+    ServeConfig config = ServeHarness.config(child).withLaunch(new ServeConfig.SessionLaunch(
+        List.of("--session-id", "{sessionId}", "--workspace-root", "{workspaceRoot}"), root, false));
+    try (ServeHarness serve = ServeHarness.start(config)) {
+      String session = serve.initialize();
+      java.nio.file.Path folder = root.resolve(session);
+      serve.awaitLog("argv: --session-id " + session + " --workspace-root " + folder);
+      assertThat(folder).isDirectory();
+      assertThat(folder.resolve("plans")).isDirectory();
+      serve.delete(session);
+      Await.until("the workspace to be removed", Duration.ofSeconds(10), () -> !java.nio.file.Files.exists(folder));
+    }
+  }
+
+  @Test
   void anOversizedLineFromTheChildIsDroppedAndReported() throws Exception {
     ChildSpec child = shAfterInit("read n; read call; head -c 2000000 /dev/zero | tr '\\0' 'x'; echo; echo '" + ANSWER
         + "'; cat >/dev/null");

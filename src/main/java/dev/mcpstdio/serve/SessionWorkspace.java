@@ -1,0 +1,101 @@
+package dev.mcpstdio.serve;
+
+import dev.mcpstdio.process.ChildSpec;
+import java.io.IOException;
+import java.nio.file.FileVisitResult;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What a session-scoped child gets for its session: a workspace folder of its own (created 0700
+ * under {@code --workspace-root}, with a {@code plans} folder inside) and its session config on
+ * argv from the {@code --session-arg} templates. Session config is not secret (it shows in
+ * {@code ps}, which helps debugging); secrets never go on argv.
+ *
+ * <p>The workspace is removed with the session unless {@code --keep-workspaces}; removal never
+ * follows a symbolic link out of it.
+ */
+final class SessionWorkspace {
+
+  /** The placeholders a template may use. */
+  static final List<String> PLACEHOLDERS = List.of("{sessionId}", "{workspaceRoot}", "{plansFolder}");
+
+  private final Path folder; // null without --workspace-root
+  private final boolean keep;
+
+  private SessionWorkspace(Path folder, boolean keep) {
+    this.folder = folder;
+    this.keep = keep;
+  }
+
+  /** Creates the session's folders (when configured) and the child spec with its arguments. */
+  static Launched prepare(ServeConfig.SessionLaunch launch, ChildSpec child, String sessionId) throws IOException {
+    Path folder = null;
+    Path plans = null;
+    if (launch.workspaceRoot() != null) {
+      folder = createPrivate(launch.workspaceRoot().resolve(sessionId));
+      plans = createPrivate(folder.resolve("plans"));
+    }
+    Map<String, String> values = Map.of(
+        "{sessionId}", sessionId,
+        "{workspaceRoot}", folder == null ? "" : folder.toString(),
+        "{plansFolder}", plans == null ? "" : plans.toString());
+    List<String> argv = new ArrayList<>(child.argv());
+    for (String template : launch.argTemplates()) {
+      String arg = template;
+      for (Map.Entry<String, String> v : values.entrySet()) {
+        arg = arg.replace(v.getKey(), v.getValue());
+      }
+      argv.add(arg);
+    }
+    ChildSpec spec = new ChildSpec(argv, child.extraEnv(), child.removedEnv(), child.workingDirectory());
+    return new Launched(spec, new SessionWorkspace(folder, launch.keepWorkspaces()));
+  }
+
+  /** A child spec for one session and the workspace to clean up after it. */
+  record Launched(ChildSpec child, SessionWorkspace workspace) {}
+
+  Path folder() {
+    return folder;
+  }
+
+  private static Path createPrivate(Path dir) throws IOException {
+    if (Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
+      throw new IOException("workspace " + dir + " already exists");
+    }
+    try {
+      Files.createDirectories(dir.getParent());
+      Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+    } catch (UnsupportedOperationException e) {
+      Files.createDirectory(dir); // not a POSIX file system
+    }
+    return dir;
+  }
+
+  /** Removes the workspace (unless kept), never following a link out of it. */
+  void remove() throws IOException {
+    if (folder == null || keep || !Files.exists(folder, LinkOption.NOFOLLOW_LINKS)) {
+      return;
+    }
+    Files.walkFileTree(folder, new SimpleFileVisitor<>() { // does not follow links: they are deleted as files
+      @Override
+      public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
+        Files.delete(file);
+        return FileVisitResult.CONTINUE;
+      }
+
+      @Override
+      public FileVisitResult postVisitDirectory(Path dir, IOException e) throws IOException {
+        Files.delete(dir);
+        return FileVisitResult.CONTINUE;
+      }
+    });
+  }
+}
