@@ -1,0 +1,61 @@
+package dev.mcpstdio.host;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Instant;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Writing a credential for a session-scoped child: private, atomic, never through a link. */
+class CredentialHandoffTest {
+
+  @Test
+  void theFileHoldsTheValueAndExpiryAndOnlyItsOwnerCanReadIt(@TempDir Path workspace) throws IOException {
+    Path file = CredentialHandoff.write(workspace, "github", "tok\"en", Instant.parse("2026-12-01T00:00:00Z"));
+    assertThat(file).isEqualTo(workspace.resolve("sources/github/.credential-cache.json"));
+    assertThat(Files.readString(file)).isEqualTo("{\"value\":\"tok\\\"en\",\"expiresAt\":\"2026-12-01T00:00:00Z\"}");
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file))).isEqualTo("rw-------");
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file.getParent()))).isEqualTo("rwx------");
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(workspace.resolve("sources")))).isEqualTo("rwx------");
+  }
+
+  @Test
+  void aRewriteReplacesTheFileWholeAndLeavesNoTemporaryFiles(@TempDir Path workspace) throws IOException {
+    CredentialHandoff.write(workspace, "slack", "first", null);
+    Path file = CredentialHandoff.write(workspace, "slack", "second", null);
+    assertThat(Files.readString(file)).isEqualTo("{\"value\":\"second\"}");
+    try (var entries = Files.list(file.getParent())) {
+      assertThat(entries.map(p -> p.getFileName().toString())).containsExactly(".credential-cache.json");
+    }
+    CredentialHandoff.remove(workspace, "slack");
+    assertThat(file).doesNotExist();
+    CredentialHandoff.remove(workspace, "slack"); // absent: fine
+  }
+
+  @Test
+  void linksOnTheWayAreRefusedAndTheirTargetsUntouched(@TempDir Path workspace, @TempDir Path elsewhere) throws IOException {
+    Path victim = Files.writeString(elsewhere.resolve("victim"), "do not overwrite");
+    Files.createDirectories(workspace.resolve("sources/a"));
+    Files.createSymbolicLink(workspace.resolve("sources/a/.credential-cache.json"), victim);
+    assertThatThrownBy(() -> CredentialHandoff.write(workspace, "a", "x", null)).hasMessageContaining("link");
+    Files.createSymbolicLink(workspace.resolve("sources/b"), elsewhere);
+    assertThatThrownBy(() -> CredentialHandoff.write(workspace, "b", "x", null)).hasMessageContaining("link");
+    assertThat(victim).hasContent("do not overwrite");
+    try (var entries = Files.list(elsewhere)) {
+      assertThat(entries.map(p -> p.getFileName().toString())).containsExactly("victim");
+    }
+  }
+
+  @Test
+  void slugsAreOnePathSegment(@TempDir Path workspace) {
+    for (String bad : new String[] {"../escape", "a/b", "", ".hidden", "..", "x".repeat(200)}) {
+      assertThatThrownBy(() -> CredentialHandoff.write(workspace, bad, "x", null)).as(bad)
+          .isInstanceOf(IllegalArgumentException.class);
+    }
+  }
+}
