@@ -55,6 +55,8 @@ final class ServeCommand {
             + "{plansFolder} are replaced. Shows in ps: never put secrets here.").build());
     option(spec, "--workspace-root", "DIR", String.class, "Give each session a private folder DIR/<session id> (0700), removed with it.");
     flag(spec, "--keep-workspaces", "Keep session folders after their sessions end.");
+    option(spec, "--callback-timeout", "SECONDS", String.class,
+        "How long a child's callback waits for the host's decision (default 120; see docs/callbacks.md).");
     option(spec, "--max-sessions", "N", String.class, "Live sessions at most; initialize past it gets 503 (default 100).");
     option(spec, "--session-idle-ttl", "SECONDS", String.class, "End sessions idle this long (no request in flight, no open stream); 0 never (default 1800).");
     option(spec, "--max-message-size", "BYTES", String.class, "Largest request body and server line; 0 disables (default 10485760).");
@@ -82,7 +84,7 @@ final class ServeCommand {
 
   /** Options with a value (the word after them belongs to them). */
   private static final java.util.Set<String> VALUED = java.util.Set.of("--host", "--port", "--path", "--sse-path",
-      "--messages-path", "--session-arg", "--workspace-root", "--max-sessions",
+      "--messages-path", "--session-arg", "--workspace-root", "--callback-timeout", "--max-sessions",
       "--session-idle-ttl", "--max-message-size", "--backend-timeout", "--allow-origin", "--public-url",
       "--auth-token", "--log-level");
 
@@ -182,7 +184,8 @@ final class ServeCommand {
     if (r.hasMatchedOption("--keep-workspaces") && root == null) {
       throw new UsageException("--keep-workspaces needs --workspace-root", ExitCodes.USAGE);
     }
-    return new ServeConfig.SessionLaunch(templates, root, r.hasMatchedOption("--keep-workspaces"));
+    Duration callbackTimeout = seconds(r, "--callback-timeout", ServeConfig.SessionLaunch.DEFAULT_CALLBACK_TIMEOUT, false);
+    return new ServeConfig.SessionLaunch(templates, root, r.hasMatchedOption("--keep-workspaces"), callbackTimeout);
   }
 
   /** An endpoint path option: it starts with / and holds no quote, space, ? or #. */

@@ -52,13 +52,20 @@ public record ServeConfig(
    * How each session's child is started beyond the command: arguments appended from templates
    * ({@code {sessionId}}, {@code {workspaceRoot}}, {@code {plansFolder}}), and a per-session
    * workspace folder under {@code workspaceRoot} (created 0700, removed with the session unless
-   * {@code keepWorkspaces}).
+   * {@code keepWorkspaces}), and how long a callback waits for the host's decision.
    */
-  public record SessionLaunch(java.util.List<String> argTemplates, java.nio.file.Path workspaceRoot, boolean keepWorkspaces) {
-    public static final SessionLaunch NONE = new SessionLaunch(java.util.List.of(), null, false);
+  public record SessionLaunch(java.util.List<String> argTemplates, java.nio.file.Path workspaceRoot, boolean keepWorkspaces,
+      Duration callbackTimeout) {
+    public static final Duration DEFAULT_CALLBACK_TIMEOUT = Duration.ofSeconds(120);
+
+    public static final SessionLaunch NONE = new SessionLaunch(java.util.List.of(), null, false, DEFAULT_CALLBACK_TIMEOUT);
 
     public SessionLaunch {
       argTemplates = java.util.List.copyOf(argTemplates);
+    }
+
+    public SessionLaunch(java.util.List<String> argTemplates, java.nio.file.Path workspaceRoot, boolean keepWorkspaces) {
+      this(argTemplates, workspaceRoot, keepWorkspaces, DEFAULT_CALLBACK_TIMEOUT);
     }
   }
 

@@ -37,6 +37,7 @@ public final class ServeGateway implements AutoCloseable {
   private final BearerGate gate;
   private final McpEndpoint endpoint;
   private final LegacySseEndpoint legacy;
+  private final CallbackEndpoint callbacks;
   private final Readiness readiness;
 
   public ServeGateway(ServeConfig config, Log log) {
@@ -48,6 +49,7 @@ public final class ServeGateway implements AutoCloseable {
     RequestBodies bodies = new RequestBodies(config.maxMessageSize());
     this.endpoint = new McpEndpoint(config, sessions, bodies, log);
     this.legacy = new LegacySseEndpoint(config, sessions, bodies, log);
+    this.callbacks = new CallbackEndpoint(sessions, bodies, config.keepAlive().toMillis());
     this.readiness = new Readiness(config, sessions);
     QueuedThreadPool threads = new QueuedThreadPool();
     threads.setName("serve");
@@ -113,6 +115,8 @@ public final class ServeGateway implements AutoCloseable {
       String method = request.getMethod();
       if (path.equals(config.path())) {
         mcp(method, request, response, callback);
+      } else if (path.equals(CallbackEndpoint.PATH) || path.startsWith(CallbackEndpoint.PATH + "/")) {
+        callbackApi(path, method, request, response, callback);
       } else if (config.ssePath() != null && (path.equals(config.ssePath()) || path.equals(config.messagesPath()))) {
         legacy(path.equals(config.ssePath()), method, request, response, callback);
       } else if (path.equals("/healthz") && isRead(method)) {
@@ -143,6 +147,22 @@ public final class ServeGateway implements AutoCloseable {
       } else {
         response.getHeaders().put(HttpHeader.ALLOW, streamPath ? "GET" : "POST");
         Replies.error(response, callback, 405, null, ErrorCodes.UPSTREAM_ERROR, "method not allowed");
+      }
+    }
+
+    /** The callbacks events API: GET /callbacks, POST /callbacks/<id>/reply. */
+    private void callbackApi(String path, String method, Request request, Response response, Callback callback)
+        throws Exception {
+      if (!authenticated(request, response, callback)) {
+        return;
+      }
+      String rest = path.substring(CallbackEndpoint.PATH.length());
+      if (rest.isEmpty() && method.equals("GET")) {
+        callbacks.watch(request, response, callback);
+      } else if (method.equals("POST") && rest.matches("/[\\x21-\\x7e&&[^/]]{1,128}/reply")) {
+        callbacks.reply(rest.substring(1, rest.length() - "/reply".length()), request, response, callback);
+      } else {
+        Replies.error(response, callback, 404, null, ErrorCodes.UPSTREAM_ERROR, "not found");
       }
     }
 

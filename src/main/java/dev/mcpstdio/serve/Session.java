@@ -82,6 +82,8 @@ final class Session implements ChildProcess.Listener {
   private final AtomicLong lastActivityNanos = new AtomicLong(System.nanoTime());
   private volatile ChildProcess child;
   private volatile SessionWorkspace workspace;
+  private volatile dev.mcpstdio.host.CallbackRegistry callbackRegistry;
+  private volatile CallbackEvents callbackEvents;
   private volatile boolean dead;
   private volatile String deathReason;
   private volatile boolean ended;
@@ -107,6 +109,15 @@ final class Session implements ChildProcess.Listener {
 
   SessionWorkspace workspace() {
     return workspace;
+  }
+
+  void callbacks(dev.mcpstdio.host.CallbackRegistry registry, CallbackEvents events) {
+    this.callbackRegistry = registry;
+    this.callbackEvents = events;
+  }
+
+  dev.mcpstdio.host.CallbackRegistry callbackRegistry() {
+    return callbackRegistry;
   }
 
   ChildProcess child() {
@@ -352,6 +363,10 @@ final class Session implements ChildProcess.Listener {
       }
       case CallbackParser.Parsed.Valid valid -> {
         log.info("callback " + valid.callback().type() + " (id " + valid.callback().id() + ")");
+        dev.mcpstdio.host.CallbackRegistry registry = callbackRegistry;
+        if (registry != null && (valid.callback().isNotification() || registry.announce(valid.callback()))) {
+          callbackEvents.publish(id, valid.callback());
+        }
         yield true;
       }
     };
@@ -444,6 +459,10 @@ final class Session implements ChildProcess.Listener {
   /** Ends the session for good: nothing new is accepted; the caller then closes the child. */
   void end(String reason) {
     ended = true; // before forgetting: a release that lingers after this sees it and forgets too
+    dev.mcpstdio.host.CallbackRegistry registry = callbackRegistry;
+    if (registry != null) {
+      registry.close(); // children still waiting are told: no decision
+    }
     lingering.values().forEach(l -> forget(l.exchange()));
     synchronized (streamLock) {
       for (byte[] m : backlog) {

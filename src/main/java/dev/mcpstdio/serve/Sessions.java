@@ -39,6 +39,8 @@ final class Sessions {
   private final ByteBudget queuedBytes = new ByteBudget(QUEUED_BYTES);
   private final ExecutorService closers = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("close-", 0).factory());
   private final ScheduledExecutorService reaper;
+  private final CallbackEvents callbackEvents = new CallbackEvents();
+  private dev.mcpstdio.host.CallbackChannel callbackChannel; // started with the first session, guarded by this
   private volatile boolean shuttingDown;
 
   Sessions(ServeConfig config, Log log) {
@@ -88,8 +90,14 @@ final class Sessions {
     SessionWorkspace.Launched launched = null;
     try {
       launched = SessionWorkspace.prepare(config.launch(), config.child(), id);
-      session.attach(ChildProcess.start(launched.child(), config.maxMessageSize(), session.log.tagged("child"),
-          config.ladder(), session), launched.workspace());
+      dev.mcpstdio.host.CallbackRegistry registry =
+          new dev.mcpstdio.host.CallbackRegistry(config.launch().callbackTimeout(), CALLBACK_ANNOUNCE_GRACE);
+      dev.mcpstdio.host.CallbackChannel.Credentials credentials =
+          channel().register(id, registry, c -> callbackEvents.publish(id, c));
+      log.redactor().addSecret(credentials.token());
+      session.callbacks(registry, callbackEvents);
+      session.attach(ChildProcess.start(launched.child().with(credentials.env()), config.maxMessageSize(),
+          session.log.tagged("child"), config.ladder(), session), launched.workspace());
     } catch (IOException | RuntimeException e) {
       slots.release();
       if (launched != null) {
@@ -105,6 +113,24 @@ final class Sessions {
     return session;
   }
 
+  /** How long a child's reply-channel GET waits for a callback it has not announced yet. */
+  static final Duration CALLBACK_ANNOUNCE_GRACE = Duration.ofSeconds(5);
+
+  CallbackEvents callbackEvents() {
+    return callbackEvents;
+  }
+
+  private synchronized dev.mcpstdio.host.CallbackChannel channel() throws IOException {
+    if (callbackChannel == null) {
+      try {
+        callbackChannel = new dev.mcpstdio.host.CallbackChannel();
+      } catch (Exception e) {
+        throw new IOException("cannot start the callback reply channel: " + e.getMessage(), e);
+      }
+    }
+    return callbackChannel;
+  }
+
   Session find(String id) {
     return id == null ? null : byId.get(id);
   }
@@ -116,6 +142,10 @@ final class Sessions {
     }
     slots.release();
     session.end(reason);
+    dev.mcpstdio.host.CallbackChannel c = callbackChannel;
+    if (c != null) {
+      c.unregister(session.id);
+    }
     closers.execute(() -> {
       session.closeChild();
       removeQuietly(session.workspace(), session);
@@ -153,10 +183,20 @@ final class Sessions {
   /** Ends every session and waits until every child is reaped, at most the ladder's length and a bit. */
   void shutdown() throws InterruptedException {
     shuttingDown = true;
+    callbackEvents.close();
     reaper.shutdownNow();
     reaper.awaitTermination(5, TimeUnit.SECONDS);
     for (Session s : List.copyOf(byId.values())) {
       end(s, "the gateway is shutting down");
+    }
+    synchronized (this) {
+      if (callbackChannel != null) {
+        try {
+          callbackChannel.close();
+        } catch (Exception e) {
+          log.warn("callback channel: " + e.getMessage());
+        }
+      }
     }
     closers.shutdown();
     Duration ladder = config.ladder().afterStdinClosed().plus(config.ladder().afterTerm()).multipliedBy(2);

@@ -1,0 +1,80 @@
+package dev.mcpstdio.serve;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.mcpstdio.process.ChildSpec;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.Iterator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Callbacks end to end: a session-scoped child announces a decision on stderr and waits on the
+ * reply channel (with curl, as a shell server would); a host UI sees it on the events API and
+ * answers.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class ServeCallbacksTest {
+
+  @BeforeAll
+  static void curl() {
+    Assumptions.assumeTrue(dev.mcpstdio.testing.NodePeers.which("curl") != null, "curl is needed for the shell child");
+  }
+
+  /** A child that announces callback c1 and prints what the reply channel says. */
+  private static ChildSpec child() {
+    return ServeHarness.shAfterInit("read n; echo '__CALLBACK__{\"type\":\"confirm\",\"id\":\"c1\",\"sessionId\":\"s\",\"message\":\"Deploy?\"}' >&2;"
+        + " out=$(curl -s -w ' %{http_code}' -H \"Authorization: Bearer $MCP_STDIO_CALLBACK_TOKEN\" \"$MCP_STDIO_CALLBACK_URL/c1\");"
+        + " echo \"reply channel said: $out\" >&2;"
+        + " bad=$(curl -s -o /dev/null -w '%{http_code}' -H 'Authorization: Bearer nope' \"$MCP_STDIO_CALLBACK_URL/c1\");"
+        + " echo \"with a wrong secret: $bad\" >&2; echo \"my secret is $MCP_STDIO_CALLBACK_TOKEN.\" >&2; cat >/dev/null");
+  }
+
+  @Test
+  void aHostUiSeesTheCallbackAndItsReplyReachesTheWaitingChild() throws Exception {
+    try (ServeHarness serve = ServeHarness.start(ServeHarness.config(child()))) {
+      HttpResponse<Stream<String>> events = serve.http.send(HttpRequest.newBuilder(serve.url.resolve("/callbacks"))
+          .header("Accept", "text/event-stream").build(), HttpResponse.BodyHandlers.ofLines());
+      Iterator<String> lines = events.body().iterator();
+      String session = serve.initialize();
+      String data = null;
+      while (data == null && lines.hasNext()) {
+        String line = lines.next();
+        if (line.startsWith("data: ")) {
+          data = line.substring(6);
+        }
+      }
+      assertThat(data).isEqualTo("{\"session\":\"" + session + "\",\"callback\":{\"type\":\"confirm\",\"id\":\"c1\","
+          + "\"sessionId\":\"s\",\"message\":\"Deploy?\"}}");
+      HttpResponse<String> reply = serve.http.send(HttpRequest.newBuilder(serve.url.resolve("/callbacks/c1/reply"))
+          .header("Mcp-Session-Id", session).POST(HttpRequest.BodyPublishers.ofString("{\"action\":\"accept\"}")).build(),
+          HttpResponse.BodyHandlers.ofString());
+      assertThat(reply.statusCode()).isEqualTo(200);
+      serve.awaitLog("reply channel said: {\"id\":\"c1\",\"reply\":{\"action\":\"accept\"}} 200");
+      serve.awaitLog("with a wrong secret: 401");
+      HttpResponse<String> again = serve.http.send(HttpRequest.newBuilder(serve.url.resolve("/callbacks/c1/reply"))
+          .header("Mcp-Session-Id", session).POST(HttpRequest.BodyPublishers.ofString("{\"action\":\"decline\"}")).build(),
+          HttpResponse.BodyHandlers.ofString());
+      assertThat(again.statusCode()).isEqualTo(409);
+      serve.awaitLog("my secret is "); // a child that prints its secret: the gateway's log never shows it
+      assertThat(serve.log()).contains("my secret is <redacted>.").doesNotContainPattern("[0-9a-f]{64}");
+    }
+  }
+
+  @Test
+  void anUnansweredCallbackTimesOutAndTheChildIsToldSo() throws Exception {
+    ServeConfig config = ServeHarness.config(child()).withLaunch(
+        new ServeConfig.SessionLaunch(List.of(), null, false, Duration.ofSeconds(1)));
+    try (ServeHarness serve = ServeHarness.start(config)) {
+      serve.initialize();
+      serve.awaitLog("reply channel said: {\"error\":\"no decision in time\"} 408");
+    }
+  }
+}
