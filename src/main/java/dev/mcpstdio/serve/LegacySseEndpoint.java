@@ -41,7 +41,7 @@ final class LegacySseEndpoint {
   void stream(Request request, Response response, Callback callback) throws InterruptedException {
     Session session;
     try {
-      session = sessions.create(true);
+      session = sessions.create(true, null);
     } catch (IOException e) {
       log.error("could not start " + config.child().argv().getFirst() + ": " + e.getMessage());
       Replies.error(response, callback, 503, null, ErrorCodes.UPSTREAM_ERROR, "backend unavailable: the server could not be started");

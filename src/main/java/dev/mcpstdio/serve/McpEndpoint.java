@@ -91,6 +91,8 @@ final class McpEndpoint {
     response.getHeaders().put(SESSION_HEADER, session.id);
     if (message instanceof JsonRpcMessage.Request r) {
       call(session, r, acceptsStream(request), request, response, callback);
+    } else if (message instanceof JsonRpcMessage.Response r && session.elicitations.answered(r, session.callbackRegistry())) {
+      Replies.empty(response, callback, 202); // the answer to a callback's elicitation: the gateway's own
     } else if (session.send(body)) {
       if (message instanceof JsonRpcMessage.Notification n && n.method().equals("notifications/cancelled")) {
         session.cancelledByClient(Json.id(body, Json.field(body, n.params(), "requestId")));
@@ -185,7 +187,7 @@ final class McpEndpoint {
       throws InterruptedException {
     Session session;
     try {
-      session = sessions.create();
+      session = sessions.create(init);
     } catch (IOException e) {
       log.error("could not start " + config.child().argv().getFirst() + ": " + e.getMessage());
       Replies.error(response, callback, 503, init.id(), ErrorCodes.UPSTREAM_ERROR,

@@ -84,6 +84,7 @@ final class Session implements ChildProcess.Listener {
   private volatile SessionWorkspace workspace;
   private volatile dev.mcpstdio.host.CallbackRegistry callbackRegistry;
   private volatile CallbackEvents callbackEvents;
+  final CallbackElicitations elicitations = new CallbackElicitations();
   private volatile boolean dead;
   private volatile String deathReason;
   private volatile boolean ended;
@@ -366,6 +367,10 @@ final class Session implements ChildProcess.Listener {
         dev.mcpstdio.host.CallbackRegistry registry = callbackRegistry;
         if (registry != null && (valid.callback().isNotification() || registry.announce(valid.callback()))) {
           callbackEvents.publish(id, valid.callback());
+          byte[] ask = elicitations.request(valid.callback());
+          if (ask != null) {
+            relateOrStream(ask, "elicitation/create"); // to the client, like the child's own requests
+          }
         }
         yield true;
       }

@@ -71,14 +71,19 @@ final class Sessions {
 
   /** A new session with a freshly spawned child, or null when the cap is reached or shutting down. */
   Session create() throws IOException {
-    return create(false);
+    return create(false, null);
+  }
+
+  /** A new Streamable HTTP session for this initialize (its capabilities known before the child starts). */
+  Session create(dev.mcpstdio.jsonrpc.JsonRpcMessage.Request initialize) throws IOException {
+    return create(false, initialize);
   }
 
   /**
    * A new session; {@code oneStream} for the legacy HTTP+SSE transport, where every message from
    * the child travels on the session's one event stream.
    */
-  Session create(boolean oneStream) throws IOException {
+  Session create(boolean oneStream, dev.mcpstdio.jsonrpc.JsonRpcMessage.Request initialize) throws IOException {
     if (shuttingDown || !slots.tryAcquire()) {
       return null;
     }
@@ -96,6 +101,9 @@ final class Sessions {
           channel().register(id, registry, c -> callbackEvents.publish(id, c));
       log.redactor().addSecret(credentials.token());
       session.callbacks(registry, callbackEvents);
+      if (initialize != null) {
+        session.elicitations.clientCapabilities(initialize);
+      }
       session.attach(ChildProcess.start(launched.child().with(credentials.env()), config.maxMessageSize(),
           session.log.tagged("child"), config.ladder(), session), launched.workspace());
     } catch (IOException | RuntimeException e) {

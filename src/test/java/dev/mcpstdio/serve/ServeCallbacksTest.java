@@ -69,6 +69,23 @@ class ServeCallbacksTest {
   }
 
   @Test
+  void aClientThatElicitsAnswersTheCallbackItselfAndTheChildGetsItsAnswer() throws Exception {
+    try (ServeHarness serve = ServeHarness.start(ServeHarness.config(child()))) {
+      String session = serve.initialize(); // INIT declares elicitation
+      HttpResponse<Stream<String>> stream = serve.openStream(session);
+      Iterator<String> lines = stream.body().iterator();
+      String ask = ServeHarness.nextEvent(lines);
+      assertThat(ask).contains("\"method\":\"elicitation/create\"").contains("\"message\":\"Deploy?\"")
+          .contains("\"id\":\"mcp-stdio-cb-");
+      String id = ask.replaceAll(".*\"id\":(\"mcp-stdio-cb-[0-9]+\").*", "$1");
+      HttpResponse<String> answer = serve.post(session, "{\"jsonrpc\":\"2.0\",\"id\":" + id
+          + ",\"result\":{\"action\":\"accept\",\"content\":{}}}", true);
+      assertThat(answer.statusCode()).isEqualTo(202);
+      serve.awaitLog("reply channel said: {\"id\":\"c1\",\"reply\":{\"action\":\"accept\",\"content\":{}}} 200");
+    }
+  }
+
+  @Test
   void anUnansweredCallbackTimesOutAndTheChildIsToldSo() throws Exception {
     ServeConfig config = ServeHarness.config(child()).withLaunch(
         new ServeConfig.SessionLaunch(List.of(), null, false, Duration.ofSeconds(1)));

@@ -1,0 +1,93 @@
+package dev.mcpstdio.serve;
+
+import dev.mcpstdio.host.Callback;
+import dev.mcpstdio.host.CallbackRegistry;
+import dev.mcpstdio.jsonrpc.Json;
+import dev.mcpstdio.jsonrpc.JsonRpcId;
+import dev.mcpstdio.jsonrpc.JsonRpcMessage;
+import dev.mcpstdio.jsonrpc.JsonSpan;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Routes a session's callbacks to its own MCP client as elicitations (MCP 2025-06-18 and later),
+ * when the client declared elicitation: {@code confirm} and {@code plan_ready} as form
+ * elicitations, {@code auth_required} as a URL-mode elicitation when the client declared URL mode
+ * (2025-11-25), else as a form that names the URL. The client's answer (an elicitation result) is
+ * the callback's reply. The request carries a gateway-owned id, so its answer is taken here and
+ * never reaches the child. Other types go to the events API only.
+ */
+final class CallbackElicitations {
+
+  static final String ID_PREFIX = "mcp-stdio-cb-";
+
+  private static final String EMPTY_FORM = "{\"type\":\"object\",\"properties\":{}}";
+
+  private final AtomicLong sequence = new AtomicLong();
+  private final Map<String, String> callbackByRequest = new ConcurrentHashMap<>(); // bounded by the registry's
+
+  private volatile boolean form;
+  private volatile boolean url;
+
+  /** What the client said it supports, from its initialize request. */
+  void clientCapabilities(JsonRpcMessage.Request initialize) {
+    byte[] b = initialize.bytes();
+    JsonSpan elicitation = Json.field(b, Json.field(b, initialize.params(), "capabilities"), "elicitation");
+    if (elicitation == null) {
+      return;
+    }
+    Map<String, JsonSpan> modes = Json.fields(b, elicitation);
+    url = modes != null && modes.containsKey("url");
+    form = modes == null || modes.isEmpty() || modes.containsKey("form"); // {} means form (2025-06-18)
+  }
+
+  /** The elicitation request for {@code callback}, or null when it is not routed to the client. */
+  byte[] request(Callback callback) {
+    if (!form && !url) {
+      return null;
+    }
+    String params = switch (callback.type()) {
+      case Callback.CONFIRM -> form ? "{\"message\":" + Json.quote(callback.string("message")) + ",\"requestedSchema\":"
+          + (isObject(callback.raw("schema")) ? callback.raw("schema") : EMPTY_FORM) + "}" : null;
+      case Callback.PLAN_READY -> form ? "{\"message\":" + Json.quote(orElse(callback.string("message"),
+          "Approve the plan at " + callback.string("planPath") + "?")) + ",\"requestedSchema\":" + EMPTY_FORM + "}" : null;
+      case Callback.AUTH_REQUIRED -> url
+          ? "{\"mode\":\"url\",\"message\":" + Json.quote(orElse(callback.string("message"), "Sign in to "
+              + callback.string("sourceSlug"))) + ",\"url\":" + Json.quote(callback.string("authUrl"))
+              + ",\"elicitationId\":" + Json.quote(callback.id()) + "}"
+          : form ? "{\"message\":" + Json.quote("Sign in to " + callback.string("sourceSlug") + " at "
+              + callback.string("authUrl") + ", then accept.") + ",\"requestedSchema\":" + EMPTY_FORM + "}" : null;
+      default -> null;
+    };
+    if (params == null) {
+      return null;
+    }
+    JsonRpcId id = JsonRpcId.relayOwned(ID_PREFIX + sequence.incrementAndGet());
+    callbackByRequest.put(id.value(), callback.id());
+    return ("{\"jsonrpc\":\"2.0\",\"id\":" + id.json() + ",\"method\":\"elicitation/create\",\"params\":" + params + "}")
+        .getBytes(StandardCharsets.UTF_8);
+  }
+
+  /** True when {@code response} answers one of these elicitations; its result becomes the reply. */
+  boolean answered(JsonRpcMessage.Response response, CallbackRegistry registry) {
+    if (response.id() == null || !response.id().isString() || !response.id().value().startsWith(ID_PREFIX)) {
+      return false;
+    }
+    String callbackId = callbackByRequest.remove(response.id().value());
+    if (callbackId != null && registry != null) {
+      byte[] b = response.bytes();
+      registry.reply(callbackId, response.isError() ? "{\"action\":\"cancel\"}" : response.result().text(b));
+    }
+    return true;
+  }
+
+  private static boolean isObject(String raw) {
+    return raw != null && raw.startsWith("{");
+  }
+
+  private static String orElse(String value, String fallback) {
+    return value == null ? fallback : value;
+  }
+}
