@@ -1,0 +1,131 @@
+package dev.mcpstdio.session;
+
+import dev.mcpstdio.jsonrpc.Json;
+import dev.mcpstdio.jsonrpc.JsonSpan;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * What a session-scoped stdio server knows about its session: the config its host put on argv
+ * ({@code --session-id}, {@code --workspace-root}, {@code --plans-folder}; not secret) and, from
+ * its environment, the way back to the host for callbacks (secret, never on argv).
+ *
+ * <p>Typical use in {@code main}: {@code SessionContext session = SessionContext.fromArgs(args);}
+ */
+public final class SessionContext {
+
+  static final String USAGE = "usage: <server> --session-id ID --workspace-root DIR --plans-folder DIR";
+
+  private final String sessionId;
+  private final Path workspaceRoot;
+  private final Path plansFolder;
+  private final Callbacks callbacks;
+
+  private SessionContext(String sessionId, Path workspaceRoot, Path plansFolder, Callbacks callbacks) {
+    this.sessionId = sessionId;
+    this.workspaceRoot = workspaceRoot;
+    this.plansFolder = plansFolder;
+    this.callbacks = callbacks;
+  }
+
+  /**
+   * The session from the process's arguments and environment; on a missing argument, the usage on
+   * stderr and exit 1 (a host that starts a server wrongly should hear so at once).
+   */
+  public static SessionContext fromArgs(String[] args) {
+    try {
+      return parse(args, System.getenv(), System.err);
+    } catch (IllegalArgumentException e) {
+      System.err.println(e.getMessage());
+      System.err.println(USAGE);
+      System.exit(1);
+      throw e; // not reached
+    }
+  }
+
+  /** The same, for tests and embedding: throws instead of exiting. */
+  public static SessionContext parse(String[] args, Map<String, String> env, PrintStream stderr) {
+    String sessionId = null;
+    String workspace = null;
+    String plans = null;
+    for (int i = 0; i < args.length; i++) {
+      String arg = args[i];
+      String name = arg.contains("=") ? arg.substring(0, arg.indexOf('=')) : arg;
+      boolean inline = arg.contains("=");
+      if (!name.equals("--session-id") && !name.equals("--workspace-root") && !name.equals("--plans-folder")) {
+        continue; // the server's own arguments are its business
+      }
+      String value = inline ? arg.substring(arg.indexOf('=') + 1) : (i + 1 < args.length ? args[++i] : null);
+      if (value == null || value.isBlank()) {
+        throw new IllegalArgumentException(name + " needs a value");
+      }
+      switch (name) {
+        case "--session-id" -> sessionId = value;
+        case "--workspace-root" -> workspace = value;
+        default -> plans = value;
+      }
+    }
+    if (sessionId == null || workspace == null || plans == null) {
+      throw new IllegalArgumentException("missing " + (sessionId == null ? "--session-id" : workspace == null
+          ? "--workspace-root" : "--plans-folder"));
+    }
+    Callbacks callbacks = new Callbacks(sessionId, stderr, env.get("MCP_STDIO_CALLBACK_URL"), env.get("MCP_STDIO_CALLBACK_TOKEN"));
+    return new SessionContext(sessionId, Path.of(workspace), Path.of(plans), callbacks);
+  }
+
+  public String sessionId() {
+    return sessionId;
+  }
+
+  public Path workspaceRoot() {
+    return workspaceRoot;
+  }
+
+  public Path plansFolder() {
+    return plansFolder;
+  }
+
+  public Callbacks callbacks() {
+    return callbacks;
+  }
+
+  /**
+   * The credential the host left for source {@code slug}, unless it has expired (a server cannot
+   * refresh one: it asks for authentication again). Never follows a link.
+   */
+  public Optional<String> credentials(String slug) throws IOException {
+    Path file = workspaceRoot.resolve("sources").resolve(slug).resolve(".credential-cache.json");
+    if (Files.isSymbolicLink(file) || !slug.matches("[A-Za-z0-9][A-Za-z0-9._-]{0,127}")) {
+      return Optional.empty();
+    }
+    byte[] b;
+    try {
+      b = Files.readAllBytes(file);
+    } catch (NoSuchFileException e) {
+      return Optional.empty();
+    }
+    if (!Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS) || !Json.isOneObject(b)) {
+      return Optional.empty();
+    }
+    JsonSpan all = new JsonSpan(0, b.length);
+    String expires = Json.string(b, Json.field(b, all, "expiresAt"));
+    if (expires != null) {
+      try {
+        if (!Instant.parse(expires).isAfter(Instant.now())) {
+          return Optional.empty();
+        }
+      } catch (DateTimeParseException e) {
+        return Optional.empty();
+      }
+    }
+    return Optional.ofNullable(Json.string(b, Json.field(b, all, "value")));
+  }
+}
