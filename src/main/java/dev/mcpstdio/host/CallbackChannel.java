@@ -69,8 +69,8 @@ public final class CallbackChannel implements AutoCloseable {
   }
 
   /**
-   * Registers a session; {@code announced} hears of callbacks announced by POST (the host routes
-   * them like those from stderr).
+   * Registers a session under its public id; {@code announced} receives the callbacks POSTed to it
+   * and must register them with {@code registry} (the host handles them like those from stderr).
    */
   public Credentials register(String sessionId, CallbackRegistry registry, Consumer<Callback> announced) {
     byte[] raw = new byte[32];
@@ -116,10 +116,12 @@ public final class CallbackChannel implements AutoCloseable {
         System.arraycopy(body, 0, line, CallbackParser.PREFIX.length(), body.length);
         switch (parser.parse(line)) {
           case CallbackParser.Parsed.Valid valid -> {
-            if (session.registry().announce(valid.callback())) {
-              session.announced().accept(valid.callback());
+            session.announced().accept(valid.callback()); // the host registers, shows and routes it
+            if (valid.callback().isNotification()) {
+              reply(response, callback, 202, "{\"accepted\":true}");
+            } else {
+              answer(valid.callback().id(), session.registry().await(valid.callback().id()), response, callback);
             }
-            answer(valid.callback().id(), session.registry().await(valid.callback().id()), response, callback);
           }
           case CallbackParser.Parsed.Rejected rejected ->
               reply(response, callback, 400, "{\"error\":" + dev.mcpstdio.jsonrpc.Json.quote(rejected.reason()) + "}");

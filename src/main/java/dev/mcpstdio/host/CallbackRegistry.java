@@ -65,7 +65,7 @@ public final class CallbackRegistry {
    * ignored) or too many wait already. Notifications are never recorded: nobody answers them.
    */
   public boolean announce(Callback callback) {
-    if (callback.isNotification() || finished.containsKey(callback.id())) {
+    if (closed || callback.isNotification() || finished.containsKey(callback.id())) {
       return false;
     }
     if (pending.size() >= MAX_PENDING) {
@@ -105,6 +105,9 @@ public final class CallbackRegistry {
    * callback to be announced, then until its deadline.
    */
   public Answer await(String id) throws InterruptedException {
+    if (closed) {
+      return new Answer.TimedOut();
+    }
     Pending p = pending.get(id);
     if (p == null) {
       String done = finished.get(id);
@@ -146,8 +149,11 @@ public final class CallbackRegistry {
     return expired;
   }
 
-  /** The session ended: every waiting callback is given up. */
+  private volatile boolean closed;
+
+  /** The session ended: every waiting callback is given up, and later ones are refused at once. */
   public void close() {
+    closed = true;
     for (Pending p : pending.values()) {
       expire(p);
     }

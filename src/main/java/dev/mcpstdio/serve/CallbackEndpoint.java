@@ -9,12 +9,12 @@ import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
 
 /**
- * The events API for callbacks of session-scoped children (docs/callbacks.md), for host UIs and
- * clients without elicitation: {@code GET /callbacks} streams every callback announced, as
- * {@code callback} events {@code {"session": ..., "callback": {...}}}; {@code POST
- * /callbacks/<id>/reply} with the session in {@code Mcp-Session-Id} and the reply as its body
- * answers one (200, 404 for an unknown callback, 409 for one already answered or expired).
- * Authenticated and guarded like the MCP endpoint.
+ * The events API for callbacks of session-scoped children (docs/callbacks.md), for clients without
+ * elicitation and their host UIs. Scoped to the caller's own session, named by its
+ * {@code Mcp-Session-Id} (the session's capability): {@code GET /callbacks} streams that session's
+ * callbacks as {@code callback} events {@code {"callback": {...}}}; {@code POST
+ * /callbacks/<id>/reply} with the reply as its body answers one (200, 404 for an unknown callback,
+ * 409 for one already answered or expired). Authenticated and guarded like the MCP endpoint.
  */
 final class CallbackEndpoint {
 
@@ -31,11 +31,24 @@ final class CallbackEndpoint {
   }
 
   void watch(Request request, Response response, Callback callback) throws InterruptedException {
+    Session session = session(request, response, callback);
+    if (session == null) {
+      return;
+    }
+    CallbackEvents.Watcher watcher = sessions.callbackEvents().watch(session.id);
+    if (watcher == null) {
+      Replies.error(response, callback, 429, null, ErrorCodes.UPSTREAM_ERROR,
+          "this session has " + CallbackEvents.MAX_WATCHERS + " callback streams open already");
+      return;
+    }
     request.addIdleTimeoutListener(timeout -> false);
-    CallbackEvents.Watcher watcher = sessions.callbackEvents().watch();
     EventStream events = new EventStream(response);
     try {
       events.open();
+      for (dev.mcpstdio.host.Callback waiting : session.callbackRegistry().waiting()) {
+        // those announced before this stream opened (one may also come below: ids tell them apart)
+        events.event("callback", CallbackEvents.event(waiting));
+      }
       while (true) {
         byte[] event = watcher.next(keepAliveMillis);
         if (event == CallbackEvents.END) {
@@ -50,19 +63,32 @@ final class CallbackEndpoint {
     } catch (IOException e) {
       // the watcher went away
     } finally {
-      sessions.callbackEvents().unwatch(watcher);
+      sessions.callbackEvents().unwatch(session.id, watcher);
       callback.succeeded();
     }
   }
 
+  /** The caller's live session, or null after answering 400 or 404. */
+  private Session session(Request request, Response response, Callback callback) {
+    String id = request.getHeaders().get(McpEndpoint.SESSION_HEADER);
+    if (id == null || id.isBlank()) {
+      Replies.error(response, callback, 400, null, ErrorCodes.INVALID_REQUEST, "Mcp-Session-Id required");
+      return null;
+    }
+    Session session = sessions.find(id.trim());
+    if (session == null || session.ended() || session.callbackRegistry() == null) {
+      Replies.error(response, callback, 404, null, ErrorCodes.UPSTREAM_ERROR, "unknown or expired session");
+      return null;
+    }
+    return session;
+  }
+
   void reply(String callbackId, Request request, Response response, Callback callback) throws IOException {
-    Session session = sessions.find(request.getHeaders().get(McpEndpoint.SESSION_HEADER));
-    CallbackRegistry registry = session == null ? null : session.callbackRegistry();
-    if (registry == null) {
-      Replies.error(response, callback, 404, null, ErrorCodes.UPSTREAM_ERROR,
-          "unknown session: send the callback's session in Mcp-Session-Id");
+    Session session = session(request, response, callback);
+    if (session == null) {
       return;
     }
+    CallbackRegistry registry = session.callbackRegistry();
     byte[] body = bodies.read(request, response, callback);
     if (body == null) {
       return;

@@ -8,9 +8,11 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The events API's fan-out: every callback a session's child announces, for host UIs and clients
- * without elicitation (docs/callbacks.md). Each {@code GET /callbacks} stream has its own bounded
- * queue; a watcher that stops reading loses events past {@link #CAPACITY}, never slows a child.
+ * The events API's fan-out: the callbacks a session's child announces, to watchers of that session
+ * only (docs/callbacks.md): a watcher proves it is the session's client with its
+ * {@code Mcp-Session-Id}, and events never carry a session id, so nothing here hands one session's
+ * capability to another. Each stream has its own bounded queue; a watcher that stops reading loses
+ * events past {@link #CAPACITY}, never slows a child. At most {@link #MAX_WATCHERS} per session.
  */
 final class CallbackEvents {
 
@@ -34,12 +36,19 @@ final class CallbackEvents {
     }
   }
 
-  private final Set<Watcher> watchers = ConcurrentHashMap.newKeySet();
+  static final int MAX_WATCHERS = 8;
+
+  private final java.util.Map<String, Set<Watcher>> watchers = new ConcurrentHashMap<>();
   private volatile boolean closed;
 
-  Watcher watch() {
+  /** A watcher of one session's callbacks, or null when it already has {@link #MAX_WATCHERS}. */
+  Watcher watch(String sessionId) {
+    Set<Watcher> of = watchers.computeIfAbsent(sessionId, k -> ConcurrentHashMap.newKeySet());
+    if (of.size() >= MAX_WATCHERS) {
+      return null;
+    }
     Watcher w = new Watcher();
-    watchers.add(w);
+    of.add(w);
     if (closed) {
       w.end();
     }
@@ -49,18 +58,36 @@ final class CallbackEvents {
   /** The gateway stops: every watcher's stream ends. */
   void close() {
     closed = true;
-    watchers.forEach(Watcher::end);
+    watchers.values().forEach(set -> set.forEach(Watcher::end));
   }
 
-  void unwatch(Watcher w) {
-    watchers.remove(w);
+  void unwatch(String sessionId, Watcher w) {
+    Set<Watcher> of = watchers.get(sessionId);
+    if (of != null) {
+      of.remove(w);
+    }
   }
 
-  /** Tells every watcher: {@code {"session": <id>, "callback": <the callback object>}}. */
+  /** The session ended: its watchers' streams end. */
+  void sessionEnded(String sessionId) {
+    Set<Watcher> of = watchers.remove(sessionId);
+    if (of != null) {
+      of.forEach(Watcher::end);
+    }
+  }
+
+  static byte[] event(Callback callback) {
+    return ("{\"callback\":" + new String(callback.json(), StandardCharsets.UTF_8).strip() + "}").getBytes(StandardCharsets.UTF_8);
+  }
+
+  /** Tells the session's watchers: {@code {"callback": <the callback object>}}. */
   void publish(String sessionId, Callback callback) {
-    byte[] event = ("{\"session\":\"" + sessionId + "\",\"callback\":" + new String(callback.json(), StandardCharsets.UTF_8).strip()
-        + "}").getBytes(StandardCharsets.UTF_8);
-    for (Watcher w : watchers) {
+    Set<Watcher> of = watchers.get(sessionId);
+    if (of == null) {
+      return;
+    }
+    byte[] event = event(callback);
+    for (Watcher w : of) {
       w.queue.offer(event);
     }
   }

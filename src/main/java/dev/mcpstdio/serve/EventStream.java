@@ -59,7 +59,9 @@ final class EventStream {
   }
 
   /** An event with a name other than {@code message} (the legacy transport's {@code endpoint}). */
-  void event(String name, byte[] data) throws IOException {
+  void event(String name, byte[] json) throws IOException {
+    // Raw CR or LF (whitespace in valid JSON) would split the data line.
+    byte[] data = Ndjson.needsRewrite(json) ? java.util.Arrays.copyOf(Ndjson.frame(json), Ndjson.frame(json).length - 1) : json;
     ByteBuffer event = ByteBuffer.allocate(name.length() + data.length + 16);
     event.put(("event: " + name + "\ndata: ").getBytes(StandardCharsets.US_ASCII)).put(data).put(EVENT_TAIL).flip();
     Replies.blockingWrite(response, false, event);

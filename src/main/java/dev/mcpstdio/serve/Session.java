@@ -64,6 +64,8 @@ final class Session implements ChildProcess.Listener {
   }
 
   final String id;
+  /** What the child and its files are told of this session: random, never the id (a capability). */
+  final String publicId = java.util.HexFormat.of().formatHex(randomBytes());
   final Log log;
   /** Legacy HTTP+SSE (2024-11-05): every message from the child, answers included, goes to the one stream. */
   final boolean oneStream;
@@ -110,6 +112,22 @@ final class Session implements ChildProcess.Listener {
 
   SessionWorkspace workspace() {
     return workspace;
+  }
+
+  private volatile String channelToken;
+
+  private static byte[] randomBytes() {
+    byte[] b = new byte[16];
+    new java.security.SecureRandom().nextBytes(b);
+    return b;
+  }
+
+  void channelToken(String token) {
+    this.channelToken = token;
+  }
+
+  String channelToken() {
+    return channelToken;
   }
 
   void callbacks(dev.mcpstdio.host.CallbackRegistry registry, CallbackEvents events) {
@@ -363,18 +381,31 @@ final class Session implements ChildProcess.Listener {
         yield false;
       }
       case CallbackParser.Parsed.Valid valid -> {
-        log.info("callback " + valid.callback().type() + " (id " + valid.callback().id() + ")");
-        dev.mcpstdio.host.CallbackRegistry registry = callbackRegistry;
-        if (registry != null && (valid.callback().isNotification() || registry.announce(valid.callback()))) {
-          callbackEvents.publish(id, valid.callback());
-          byte[] ask = elicitations.request(valid.callback());
-          if (ask != null) {
-            relateOrStream(ask, "elicitation/create"); // to the client, like the child's own requests
-          }
-        }
+        onCallback(valid.callback());
         yield true;
       }
     };
+  }
+
+  /**
+   * A callback from the child, by stderr or by the reply channel's POST: logged, registered for its
+   * answer, shown on this session's events API and, when the client elicits, asked of the client.
+   */
+  void onCallback(dev.mcpstdio.host.Callback callback) {
+    log.info("callback " + callback.type() + " (id " + callback.id() + ")");
+    dev.mcpstdio.host.CallbackRegistry registry = callbackRegistry;
+    if (registry == null || ended) {
+      return;
+    }
+    if (!callback.isNotification() && !registry.announce(callback)) {
+      log.warn("callback " + callback.id() + " not taken (a repeated id, or too many waiting)");
+      return;
+    }
+    callbackEvents.publish(id, callback);
+    byte[] ask = elicitations.request(callback);
+    if (ask != null) {
+      relateOrStream(ask, "elicitation/create"); // to the client, like the child's own requests
+    }
   }
 
   private static final CallbackParser CALLBACKS = new CallbackParser(ChildProcess.STDERR_LINE_BYTES);

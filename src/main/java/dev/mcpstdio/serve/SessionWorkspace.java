@@ -71,7 +71,9 @@ final class SessionWorkspace {
       throw new IOException("workspace " + dir + " already exists");
     }
     try {
-      Files.createDirectories(dir.getParent());
+      if (!Files.exists(dir.getParent())) { // the root, when serve makes it: private too
+        Files.createDirectories(dir.getParent(), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+      }
       Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
     } catch (UnsupportedOperationException e) {
       Files.createDirectory(dir); // not a POSIX file system

@@ -93,13 +93,16 @@ final class Sessions {
     Session session = new Session(id, log.tagged("session " + Session.shortId(id)), oneStream, queuedBytes,
         config.ladder().afterStdinClosed(), config.backendTimeout());
     SessionWorkspace.Launched launched = null;
+    dev.mcpstdio.host.CallbackChannel.Credentials credentials = null;
     try {
-      launched = SessionWorkspace.prepare(config.launch(), config.child(), id);
+      // What the child sees of its session is a public id: the session id itself is the client's
+      // capability, and argv, folder names and the channel's URL are visible to others.
+      launched = SessionWorkspace.prepare(config.launch(), config.child(), session.publicId);
       dev.mcpstdio.host.CallbackRegistry registry =
           new dev.mcpstdio.host.CallbackRegistry(config.launch().callbackTimeout(), CALLBACK_ANNOUNCE_GRACE);
-      dev.mcpstdio.host.CallbackChannel.Credentials credentials =
-          channel().register(id, registry, c -> callbackEvents.publish(id, c));
+      credentials = channel().register(session.publicId, registry, session::onCallback);
       log.redactor().addSecret(credentials.token());
+      session.channelToken(credentials.token());
       session.callbacks(registry, callbackEvents);
       if (initialize != null) {
         session.elicitations.clientCapabilities(initialize);
@@ -110,6 +113,10 @@ final class Sessions {
       slots.release();
       if (launched != null) {
         removeQuietly(launched.workspace(), session);
+      }
+      if (credentials != null) {
+        callbackChannel.unregister(session.publicId);
+        log.redactor().removeSecret(credentials.token());
       }
       throw e instanceof IOException io ? io : new IOException(e.getMessage(), e);
     }
@@ -152,7 +159,11 @@ final class Sessions {
     session.end(reason);
     dev.mcpstdio.host.CallbackChannel c = callbackChannel;
     if (c != null) {
-      c.unregister(session.id);
+      c.unregister(session.publicId);
+    }
+    callbackEvents.sessionEnded(session.id);
+    if (session.channelToken() != null) {
+      log.redactor().removeSecret(session.channelToken());
     }
     closers.execute(() -> {
       session.closeChild();

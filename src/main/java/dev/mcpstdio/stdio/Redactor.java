@@ -29,6 +29,11 @@ public final class Redactor {
     }
   }
 
+  /** Forgets a secret that can no longer appear (a session's token, once the session is gone). */
+  public void removeSecret(String secret) {
+    secrets.remove(secret);
+  }
+
   public String scrub(String text) {
     if (text == null) {
       return "null";

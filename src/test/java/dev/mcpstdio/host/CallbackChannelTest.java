@@ -26,7 +26,10 @@ class CallbackChannelTest {
 
   CallbackChannelTest() throws Exception {
     channel = new CallbackChannel();
-    credentials = channel.register("s1", registry, announced::add);
+    credentials = channel.register("s1", registry, c -> {
+      announced.add(c);
+      registry.announce(c); // the host's part, as serve's session does
+    });
   }
 
   @AfterEach

@@ -40,10 +40,13 @@ class ServeCallbacksTest {
   @Test
   void aHostUiSeesTheCallbackAndItsReplyReachesTheWaitingChild() throws Exception {
     try (ServeHarness serve = ServeHarness.start(ServeHarness.config(child()))) {
-      HttpResponse<Stream<String>> events = serve.http.send(HttpRequest.newBuilder(serve.url.resolve("/callbacks"))
-          .header("Accept", "text/event-stream").build(), HttpResponse.BodyHandlers.ofLines());
-      Iterator<String> lines = events.body().iterator();
       String session = serve.initialize();
+      HttpResponse<String> stranger = serve.http.send(HttpRequest.newBuilder(serve.url.resolve("/callbacks")).build(),
+          HttpResponse.BodyHandlers.ofString());
+      assertThat(stranger.statusCode()).isEqualTo(400); // the events API is the session's own
+      HttpResponse<Stream<String>> events = serve.http.send(HttpRequest.newBuilder(serve.url.resolve("/callbacks"))
+          .header("Accept", "text/event-stream").header("Mcp-Session-Id", session).build(), HttpResponse.BodyHandlers.ofLines());
+      Iterator<String> lines = events.body().iterator();
       String data = null;
       while (data == null && lines.hasNext()) {
         String line = lines.next();
@@ -51,8 +54,7 @@ class ServeCallbacksTest {
           data = line.substring(6);
         }
       }
-      assertThat(data).isEqualTo("{\"session\":\"" + session + "\",\"callback\":{\"type\":\"confirm\",\"id\":\"c1\","
-          + "\"sessionId\":\"s\",\"message\":\"Deploy?\"}}");
+      assertThat(data).isEqualTo("{\"callback\":{\"type\":\"confirm\",\"id\":\"c1\",\"sessionId\":\"s\",\"message\":\"Deploy?\"}}");
       HttpResponse<String> reply = serve.http.send(HttpRequest.newBuilder(serve.url.resolve("/callbacks/c1/reply"))
           .header("Mcp-Session-Id", session).POST(HttpRequest.BodyPublishers.ofString("{\"action\":\"accept\"}")).build(),
           HttpResponse.BodyHandlers.ofString());

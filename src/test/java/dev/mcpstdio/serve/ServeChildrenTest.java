@@ -193,8 +193,13 @@ class ServeChildrenTest {
         List.of("--session-id", "{sessionId}", "--workspace-root", "{workspaceRoot}"), root, false));
     try (ServeHarness serve = ServeHarness.start(config)) {
       String session = serve.initialize();
-      java.nio.file.Path folder = root.resolve(session);
-      serve.awaitLog("argv: --session-id " + session + " --workspace-root " + folder);
+      serve.awaitLog("argv: --session-id ");
+      java.util.regex.Matcher m = java.util.regex.Pattern.compile("argv: --session-id ([0-9a-f]{32}) --workspace-root (\\S+)")
+          .matcher(serve.log());
+      assertThat(m.find()).isTrue();
+      assertThat(m.group(1)).as("the child sees a public id, never the session's capability").isNotEqualTo(session);
+      java.nio.file.Path folder = root.resolve(m.group(1));
+      assertThat(m.group(2)).isEqualTo(folder.toString());
       assertThat(folder).isDirectory();
       assertThat(folder.resolve("plans")).isDirectory();
       serve.delete(session);
