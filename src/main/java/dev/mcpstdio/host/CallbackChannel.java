@@ -96,13 +96,10 @@ public final class CallbackChannel implements AutoCloseable {
       String path = request.getHttpURI().getPath();
       String[] parts = path.startsWith("/callbacks/") ? path.substring("/callbacks/".length()).split("/", -1) : new String[0];
       Registration session = parts.length >= 1 ? sessions.get(parts[0]) : null;
-      if (session == null) {
-        reply(response, callback, 404, "{\"error\":\"unknown session\"}");
-        return true;
-      }
       String auth = request.getHeaders().get(HttpHeader.AUTHORIZATION);
       String token = auth != null && auth.regionMatches(true, 0, "Bearer ", 0, 7) ? auth.substring(7).trim() : "";
-      if (!MessageDigest.isEqual(digest(token), session.tokenDigest())) {
+      // 401 alike for an unknown session and a wrong secret: the answer does not tell which ids exist
+      if (session == null || !MessageDigest.isEqual(digest(token), session.tokenDigest())) {
         reply(response, callback, 401, "{\"error\":\"wrong or missing secret\"}");
         return true;
       }
@@ -116,6 +113,10 @@ public final class CallbackChannel implements AutoCloseable {
         System.arraycopy(body, 0, line, CallbackParser.PREFIX.length(), body.length);
         switch (parser.parse(line)) {
           case CallbackParser.Parsed.Valid valid -> {
+            if (!valid.callback().isNotification() && session.registry().waiting().size() >= CallbackRegistry.MAX_PENDING) {
+              reply(response, callback, 429, "{\"error\":\"too many callbacks waiting\"}");
+              return true;
+            }
             session.announced().accept(valid.callback()); // the host registers, shows and routes it
             if (valid.callback().isNotification()) {
               reply(response, callback, 202, "{\"accepted\":true}");

@@ -95,8 +95,9 @@ public final class CallbackParser {
     if (type == null || type.isEmpty()) {
       return new Parsed.Rejected(line, "callback has no string \"type\"");
     }
-    if (id == null || id.isEmpty() || id.length() > MAX_ID || !id.chars().allMatch(c -> c >= 0x21 && c <= 0x7e)) {
-      return new Parsed.Rejected(line, "callback \"id\" must be 1-" + MAX_ID + " visible ASCII characters");
+    if (id == null || !id.matches("[A-Za-z0-9._~-]{1," + MAX_ID + "}") || id.equals(".") || id.equals("..")) {
+      // ids travel in URL paths (the reply channel, the events API): unreserved characters only
+      return new Parsed.Rejected(line, "callback \"id\" must be 1-" + MAX_ID + " of A-Z a-z 0-9 . _ ~ -");
     }
     if (sessionId == null) {
       return new Parsed.Rejected(line, "callback has no string \"sessionId\"");

@@ -73,7 +73,12 @@ public final class Callbacks {
         .header("Authorization", "Bearer " + token)
         .timeout(timeout.plusSeconds(10)) // the host's own wait decides; this only guards a dead host
         .GET().build();
-    HttpResponse<String> r = http.send(get, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+    HttpResponse<String> r;
+    try {
+      r = http.send(get, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+    } catch (java.net.http.HttpTimeoutException e) {
+      throw new CallbackTimeoutException("the host made no decision on " + type + " in time (and stopped answering)");
+    }
     return switch (r.statusCode()) {
       case 200 -> {
         byte[] b = r.body().getBytes(StandardCharsets.UTF_8);

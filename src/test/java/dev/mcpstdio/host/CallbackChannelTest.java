@@ -79,6 +79,9 @@ class CallbackChannelTest {
     assertThat(get("c2", null).statusCode()).isEqualTo(401);
     assertThat(get("c2", "0".repeat(64)).statusCode()).isEqualTo(401);
     assertThat(get("never", credentials.token()).statusCode()).isEqualTo(404);
+    HttpResponse<String> noSuchSession = http.send(HttpRequest.newBuilder(URI.create(channel.base() + "nobody/c1"))
+        .header("Authorization", "Bearer " + credentials.token()).build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(noSuchSession.statusCode()).as("the same answer as a wrong secret").isEqualTo(401);
     CallbackRegistry quick = new CallbackRegistry(Duration.ofMillis(200), Duration.ofMillis(100));
     CallbackChannel.Credentials other = channel.register("s2", quick, c -> {});
     quick.announce(confirm("c3"));

@@ -74,6 +74,9 @@ class CallbackParserTest {
         "__CALLBACK__{\"type\":\"notify\"} trailing", "__CALLBACK__{\"id\":\"a\",\"sessionId\":\"s\"}",
         "__CALLBACK__{\"type\":\"notify\",\"id\":\"\",\"sessionId\":\"s\",\"message\":\"m\"}",
         "__CALLBACK__{\"type\":\"notify\",\"id\":\"has space\",\"sessionId\":\"s\",\"message\":\"m\"}",
+        "__CALLBACK__{\"type\":\"notify\",\"id\":\"a/b\",\"sessionId\":\"s\",\"message\":\"m\"}",
+        "__CALLBACK__{\"type\":\"notify\",\"id\":\"c%1\",\"sessionId\":\"s\",\"message\":\"m\"}",
+        "__CALLBACK__{\"type\":\"notify\",\"id\":\"..\",\"sessionId\":\"s\",\"message\":\"m\"}",
         "__CALLBACK__{\"type\":\"notify\",\"id\":\"a\",\"message\":\"m\"}",
         "__CALLBACK__{\"type\":\"notify\",\"id\":\"a\",\"sessionId\":\"s\",\"message\":\"m\"}{}")) {
       assertThat(parse(bad)).as(bad).isInstanceOf(CallbackParser.Parsed.Rejected.class);
