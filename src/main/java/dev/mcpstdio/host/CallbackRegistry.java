@@ -55,6 +55,13 @@ public final class CallbackRegistry {
 
   private record Pending(Callback callback, CompletableFuture<String> reply, long deadlineNanos) {}
 
+  private volatile java.util.function.Consumer<String> onFinished = id -> {};
+
+  /** Told the id of each callback answered or given up (to withdraw questions still open elsewhere). */
+  public void onFinished(java.util.function.Consumer<String> listener) {
+    this.onFinished = listener;
+  }
+
   public CallbackRegistry(Duration timeout, Duration announceGrace) {
     this.timeout = timeout;
     this.announceGrace = announceGrace;
@@ -97,6 +104,7 @@ public final class CallbackRegistry {
     }
     remember(id, replyJson);
     p.reply().complete(replyJson);
+    onFinished.accept(id);
     return ReplyResult.ACCEPTED;
   }
 
@@ -165,6 +173,7 @@ public final class CallbackRegistry {
     if (pending.remove(p.callback().id(), p)) {
       remember(p.callback().id(), EXPIRED);
       p.reply().cancel(false);
+      onFinished.accept(p.callback().id());
       return true;
     }
     return false;

@@ -83,6 +83,20 @@ final class CallbackElicitations {
     return true;
   }
 
+  /**
+   * The callback {@code callbackId} was answered elsewhere or given up: the client's question is
+   * withdrawn with {@code notifications/cancelled}. Null when no question is open for it.
+   */
+  byte[] withdraw(String callbackId) {
+    for (Map.Entry<String, String> e : callbackByRequest.entrySet()) {
+      if (e.getValue().equals(callbackId) && callbackByRequest.remove(e.getKey(), callbackId)) {
+        return ("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":"
+            + Json.quote(e.getKey()) + ",\"reason\":\"the question was answered or timed out\"}}").getBytes(StandardCharsets.UTF_8);
+      }
+    }
+    return null;
+  }
+
   private static boolean isObject(String raw) {
     return raw != null && raw.startsWith("{");
   }

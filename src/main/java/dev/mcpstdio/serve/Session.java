@@ -133,6 +133,12 @@ final class Session implements ChildProcess.Listener {
   void callbacks(dev.mcpstdio.host.CallbackRegistry registry, CallbackEvents events) {
     this.callbackRegistry = registry;
     this.callbackEvents = events;
+    registry.onFinished(callbackId -> {
+      byte[] withdrawal = elicitations.withdraw(callbackId);
+      if (withdrawal != null) {
+        toStream(withdrawal, "notifications/cancelled"); // the client's dialog for it is moot now
+      }
+    });
   }
 
   dev.mcpstdio.host.CallbackRegistry callbackRegistry() {

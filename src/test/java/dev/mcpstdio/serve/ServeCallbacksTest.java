@@ -88,6 +88,21 @@ class ServeCallbacksTest {
   }
 
   @Test
+  void aQuestionAnsweredElsewhereIsWithdrawnFromTheClient() throws Exception {
+    try (ServeHarness serve = ServeHarness.start(ServeHarness.config(child()))) {
+      String session = serve.initialize(); // INIT declares elicitation
+      HttpResponse<Stream<String>> stream = serve.openStream(session);
+      Iterator<String> lines = stream.body().iterator();
+      String ask = ServeHarness.nextEvent(lines);
+      String requestId = ask.replaceAll(".*\"id\":\"(mcp-stdio-cb-[0-9]+)\".*", "$1");
+      serve.http.send(HttpRequest.newBuilder(serve.url.resolve("/callbacks/c1/reply")).header("Mcp-Session-Id", session)
+          .POST(HttpRequest.BodyPublishers.ofString("{\"action\":\"decline\"}")).build(), HttpResponse.BodyHandlers.ofString());
+      assertThat(ServeHarness.nextEvent(lines)).contains("notifications/cancelled").contains("\"requestId\":\"" + requestId + "\"");
+      serve.awaitLog("reply channel said: {\"id\":\"c1\",\"reply\":{\"action\":\"decline\"}} 200");
+    }
+  }
+
+  @Test
   void anUnansweredCallbackTimesOutAndTheChildIsToldSo() throws Exception {
     ServeConfig config = ServeHarness.config(child()).withLaunch(
         new ServeConfig.SessionLaunch(List.of(), null, false, Duration.ofSeconds(1)));
