@@ -47,9 +47,17 @@ public final class CallbackRegistry {
   private final Duration timeout;
   private final Duration announceGrace;
   private final Map<String, Pending> pending = new ConcurrentHashMap<>();
-  private final Map<String, CompletableFuture<Pending>> expected = new ConcurrentHashMap<>();
-  /** Finished callbacks: the reply, or {@link #EXPIRED}; a child may ask after the host answered. */
-  private final Map<String, String> finished = new ConcurrentHashMap<>();
+  private final Map<String, Expected> expected = new ConcurrentHashMap<>(); // guarded by this
+
+  /** Children waiting for an id not announced yet: one future, counted so the last to give up removes it. */
+  private record Expected(CompletableFuture<Pending> announced, java.util.concurrent.atomic.AtomicInteger waiters) {}
+  /** Finished callbacks, the most recent kept: the reply, or {@link #EXPIRED}; a child may ask after the host answered. */
+  private final Map<String, String> finished = new java.util.LinkedHashMap<>() { // guarded by the registry
+    @Override
+    protected boolean removeEldestEntry(Map.Entry<String, String> eldest) {
+      return size() > MAX_PENDING * 4;
+    }
+  };
 
   private static final String EXPIRED = "";
 
@@ -71,7 +79,7 @@ public final class CallbackRegistry {
    * Records an announced callback; false when its id is already known (a repeated announcement is
    * ignored) or too many wait already. Notifications are never recorded: nobody answers them.
    */
-  public boolean announce(Callback callback) {
+  public synchronized boolean announce(Callback callback) {
     if (closed || callback.isNotification() || finished.containsKey(callback.id())) {
       return false;
     }
@@ -82,9 +90,9 @@ public final class CallbackRegistry {
     if (pending.putIfAbsent(callback.id(), fresh) != null) {
       return false;
     }
-    CompletableFuture<Pending> waiter = expected.remove(callback.id());
+    Expected waiter = expected.remove(callback.id());
     if (waiter != null) {
-      waiter.complete(fresh);
+      waiter.announced().complete(fresh);
     }
     return true;
   }
@@ -98,11 +106,14 @@ public final class CallbackRegistry {
 
   /** The host's decision for callback {@code id}; only the first reply counts. */
   public ReplyResult reply(String id, String replyJson) {
-    Pending p = pending.remove(id);
-    if (p == null) {
-      return finished.containsKey(id) ? ReplyResult.CLOSED : ReplyResult.UNKNOWN;
+    Pending p;
+    synchronized (this) { // with expire(): one of them wins, and finished says which
+      p = pending.remove(id);
+      if (p == null) {
+        return finished.containsKey(id) ? ReplyResult.CLOSED : ReplyResult.UNKNOWN;
+      }
+      finished.put(id, replyJson);
     }
-    remember(id, replyJson);
     p.reply().complete(replyJson);
     onFinished.accept(id);
     return ReplyResult.ACCEPTED;
@@ -113,25 +124,34 @@ public final class CallbackRegistry {
    * callback to be announced, then until its deadline.
    */
   public Answer await(String id) throws InterruptedException {
-    if (closed) {
-      return new Answer.TimedOut();
-    }
-    Pending p = pending.get(id);
-    if (p == null) {
-      String done = finished.get(id);
-      if (done != null) {
-        return done.equals(EXPIRED) ? new Answer.TimedOut() : new Answer.Replied(done);
+    Pending p;
+    Expected waiting = null;
+    synchronized (this) { // pending and finished are read together: never between the two
+      if (closed) {
+        return new Answer.TimedOut();
       }
-      CompletableFuture<Pending> announced = expected.computeIfAbsent(id, k -> new CompletableFuture<>());
-      p = pending.get(id); // announced meanwhile
-      try {
-        if (p == null) {
-          p = announced.get(announceGrace.toMillis(), TimeUnit.MILLISECONDS);
+      p = pending.get(id);
+      if (p == null) {
+        String done = finished.get(id);
+        if (done != null) {
+          return done.equals(EXPIRED) ? new Answer.TimedOut() : new Answer.Replied(done);
         }
+        waiting = expected.computeIfAbsent(id,
+            k -> new Expected(new CompletableFuture<>(), new java.util.concurrent.atomic.AtomicInteger()));
+        waiting.waiters().incrementAndGet();
+      }
+    }
+    if (p == null) {
+      try {
+        p = waiting.announced().get(announceGrace.toMillis(), TimeUnit.MILLISECONDS);
       } catch (TimeoutException | ExecutionException | java.util.concurrent.CancellationException e) {
         return new Answer.Unknown();
       } finally {
-        expected.remove(id, announced);
+        synchronized (this) {
+          if (waiting.waiters().decrementAndGet() == 0) {
+            expected.remove(id, waiting);
+          }
+        }
       }
     }
     try {
@@ -165,24 +185,23 @@ public final class CallbackRegistry {
     for (Pending p : pending.values()) {
       expire(p);
     }
-    expected.values().forEach(f -> f.cancel(false));
-    expected.clear();
+    synchronized (this) {
+      expected.values().forEach(e -> e.announced().cancel(false));
+      expected.clear();
+    }
   }
 
   private boolean expire(Pending p) {
-    if (pending.remove(p.callback().id(), p)) {
-      remember(p.callback().id(), EXPIRED);
-      p.reply().cancel(false);
-      onFinished.accept(p.callback().id());
-      return true;
+    synchronized (this) {
+      if (!pending.remove(p.callback().id(), p)) {
+        return false; // answered or expired already
+      }
+      finished.put(p.callback().id(), EXPIRED);
     }
-    return false;
+    p.reply().cancel(false);
+    onFinished.accept(p.callback().id());
+    return true;
   }
 
-  private void remember(String id, String outcome) {
-    if (finished.size() >= MAX_PENDING * 4) {
-      finished.clear(); // bounded memory; a very late request then reads as unknown
-    }
-    finished.put(id, outcome);
-  }
+
 }

@@ -84,6 +84,33 @@ class CallbackRegistryTest {
   }
 
   @Test
+  void twoChildrenWaitingForTheSameUnannouncedIdBothGetTheAnswer() throws Exception {
+    CallbackRegistry r = new CallbackRegistry(Duration.ofSeconds(10), Duration.ofSeconds(5));
+    CompletableFuture<CallbackRegistry.Answer> first = awaitAsync(r, "c9");
+    CompletableFuture<CallbackRegistry.Answer> second = awaitAsync(r, "c9");
+    dev.mcpstdio.testing.Await.until("both waiting and then announced", Duration.ofSeconds(5), () -> {
+      r.announce(callback("confirm", "c9")); // idempotent
+      return !r.waiting().isEmpty();
+    });
+    r.reply("c9", "{\"action\":\"accept\"}");
+    assertThat(first.get(5, TimeUnit.SECONDS)).isEqualTo(second.get(5, TimeUnit.SECONDS))
+        .isEqualTo(new CallbackRegistry.Answer.Replied("{\"action\":\"accept\"}"));
+  }
+
+  @Test
+  void theMostRecentFinishedCallbacksAreRemembered() throws Exception {
+    CallbackRegistry r = new CallbackRegistry(Duration.ofMinutes(1), Duration.ofMillis(50));
+    for (int i = 0; i < CallbackRegistry.MAX_PENDING * 5; i++) {
+      r.announce(callback("confirm", "x" + i));
+      r.reply("x" + i, "{\"n\":" + i + "}");
+    }
+    int last = CallbackRegistry.MAX_PENDING * 5 - 1;
+    assertThat(r.await("x" + last)).isEqualTo(new CallbackRegistry.Answer.Replied("{\"n\":" + last + "}"));
+    assertThat(r.reply("x" + last, "{}")).isEqualTo(CallbackRegistry.ReplyResult.CLOSED);
+    assertThat(r.await("x0")).isEqualTo(new CallbackRegistry.Answer.Unknown()); // the oldest were let go
+  }
+
+  @Test
   void notificationsAreNeverAwaited() {
     CallbackRegistry r = new CallbackRegistry(Duration.ofSeconds(1), Duration.ofSeconds(1));
     assertThat(r.announce(callback("notify", "n1"))).isFalse();
