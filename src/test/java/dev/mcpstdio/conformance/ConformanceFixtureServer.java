@@ -89,10 +89,8 @@ public final class ConformanceFixtureServer {
         .build();
 
     eof.await();
-    // let the last answers drain before the JVM goes
-    Thread.sleep(100);
     try {
-      server.close();
+      server.closeGracefully(); // the last answers drain before the JVM goes
     } catch (RuntimeException ignored) {
       // exiting anyway
     }
@@ -129,9 +127,7 @@ public final class ConformanceFixtureServer {
     tools.add(tool(json, "test_tool_with_logging", "Sends three info log notifications while running", noArgs,
         (exchange, request) -> {
           log(exchange, "Tool execution started");
-          pause(50);
           log(exchange, "Tool processing data");
-          pause(50);
           log(exchange, "Tool execution completed");
           return result(new McpSchema.TextContent("Tool with logging executed successfully"));
         }));
@@ -146,9 +142,6 @@ public final class ConformanceFixtureServer {
         (exchange, request) -> {
           Object token = request.meta() == null ? null : request.meta().get("progressToken");
           for (int progress = 0; progress <= 100; progress += 50) {
-            if (progress > 0) {
-              pause(50);
-            }
             if (token != null) {
               exchange.progressNotification(new McpSchema.ProgressNotification(
                   token, (double) progress, 100.0, "Progress " + progress + "/100"));
@@ -251,12 +244,10 @@ public final class ConformanceFixtureServer {
         (exchange, request) -> result(new McpSchema.TextContent(
             "JSON Schema 2020-12 tool called with " + json(json, arguments(request))))));
 
-    // A stdio server cannot close the HTTP stream (that is the gateway's); it just takes a while.
-    tools.add(tool(json, "test_reconnection", "Takes a moment, then answers (SSE polling test, SEP-1699)", noArgs,
-        (exchange, request) -> {
-          pause(100);
-          return result(new McpSchema.TextContent("Reconnection test completed successfully"));
-        }));
+    // A stdio server cannot close the HTTP stream (that is the gateway's); the gateway's priming
+    // event and event ids are what the SSE polling scenario checks.
+    tools.add(tool(json, "test_reconnection", "Answers on a resumable stream (SSE polling test, SEP-1699)", noArgs,
+        (exchange, request) -> result(new McpSchema.TextContent("Reconnection test completed successfully"))));
 
     return tools;
   }
@@ -299,14 +290,6 @@ public final class ConformanceFixtureServer {
       return json.writeValueAsString(value);
     } catch (IOException e) {
       return String.valueOf(value);
-    }
-  }
-
-  private static void pause(long millis) {
-    try {
-      Thread.sleep(millis);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
     }
   }
 

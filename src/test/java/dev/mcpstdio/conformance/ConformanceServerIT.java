@@ -206,11 +206,6 @@ class ConformanceServerIT {
     int exit = runCli(List.of("server", "--url", url, "--scenario", scenario, "-o", results.toString()),
         cliLog, SCENARIO_TIMEOUT);
     long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-    Thread.sleep(150); // the CLI's streams close as it exits; let serve log those exchanges here
-    List<String> serveLines = serve.stderr.snapshot();
-    Files.write(serveLog, serveLines.subList(Math.min(serveLinesBefore, serveLines.size()), serveLines.size()),
-        StandardCharsets.UTF_8);
-
     Path runDir = ConformanceRuns.newestRunDir(results, "server-" + scenario);
     List<JsonNode> checks = runDir == null ? List.of() : ConformanceRuns.readChecks(runDir.resolve("checks.json"));
     List<String> failures = new ArrayList<>();
@@ -231,6 +226,10 @@ class ConformanceServerIT {
       reporter.publishEntry("warning", warning);
     }
 
+    // taken last, after the checks are read, so the exchanges the CLI's exit closed are logged by now
+    List<String> serveLines = serve.stderr.snapshot();
+    Files.write(serveLog, serveLines.subList(Math.min(serveLinesBefore, serveLines.size()), serveLines.size()),
+        StandardCharsets.UTF_8);
     String report = "\n=== scenario " + scenario + ": CLI exit " + exit + " after " + millis + " ms"
         + (exit == -1 ? " (CLI killed after " + SCENARIO_TIMEOUT.toSeconds() + " s)" : "")
         + "\n=== failed checks:\n  " + String.join("\n  ", failures)
