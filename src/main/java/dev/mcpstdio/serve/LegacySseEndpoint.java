@@ -55,31 +55,15 @@ final class LegacySseEndpoint {
     session.log.info("started " + config.child().argv().getFirst() + " (pid " + session.child().pid()
         + ") for an HTTP+SSE client");
     request.addIdleTimeoutListener(timeout -> false); // keep-alives, not the idle timeout, govern
-    SessionStream stream = session.openStream();
-    EventStream events = new EventStream(response);
-    byte[] unsent = null;
+    byte[] endpoint = (prefix() + config.messagesPath() + "?sessionId=" + session.id).getBytes(StandardCharsets.UTF_8);
     try {
-      events.open();
-      events.event("endpoint", (prefix() + config.messagesPath() + "?sessionId=" + session.id).getBytes(StandardCharsets.UTF_8));
-      long keepAlive = config.keepAlive().toMillis();
-      while (true) {
-        byte[] message = stream.next(keepAlive);
-        if (message != null) {
-          unsent = message;
-          events.message(message);
-          unsent = null;
-        } else if (stream.ended()) {
-          break;
-        } else {
-          events.keepAlive();
-          session.touch();
-        }
-      }
-      events.close();
+      session.serveStream(new EventStream(response), config.keepAlive().toMillis(), events -> {
+        events.open();
+        events.event("endpoint", endpoint);
+      });
     } catch (IOException e) {
       session.log.debug("the HTTP+SSE client closed its stream");
     } finally {
-      session.closeStream(stream, unsent);
       session.log.info("HTTP+SSE stream closed; ending the session");
       sessions.end(session, "the event stream closed");
       callback.succeeded();

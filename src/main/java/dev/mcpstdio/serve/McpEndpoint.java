@@ -123,31 +123,13 @@ final class McpEndpoint {
       resume(session, Long.parseLong(resumption.group(1)), Long.parseLong(resumption.group(2)), request, response, callback);
       return;
     }
-    SessionStream stream = session.openStream();
     request.addIdleTimeoutListener(timeout -> false); // keep-alives, not the idle timeout, govern
     response.getHeaders().put(SESSION_HEADER, session.id);
-    EventStream events = new EventStream(response);
-    byte[] unsent = null;
     try {
-      events.open();
-      while (true) {
-        byte[] message = stream.next(keepAliveMillis);
-        if (message != null) {
-          unsent = message;
-          events.message(message);
-          unsent = null;
-        } else if (stream.ended()) {
-          break;
-        } else {
-          events.keepAlive();
-          session.touch();
-        }
-      }
-      events.close();
+      session.serveStream(new EventStream(response), keepAliveMillis, EventStream::open);
     } catch (IOException e) {
       session.log.debug("session stream closed by the client");
     } finally {
-      session.closeStream(stream, unsent);
       callback.succeeded();
     }
   }

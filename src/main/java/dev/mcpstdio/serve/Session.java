@@ -9,6 +9,7 @@ import dev.mcpstdio.jsonrpc.JsonRpcMessage;
 import dev.mcpstdio.jsonrpc.MalformedMessageException;
 import dev.mcpstdio.process.ChildProcess;
 import dev.mcpstdio.stdio.Log;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -284,7 +285,7 @@ final class Session implements ChildProcess.Listener {
    * still open (perhaps over a connection that died silently) is ended and its unwritten messages
    * move to the new one, so a client that reconnects is never locked out.
    */
-  SessionStream openStream() {
+  private SessionStream openStream() {
     synchronized (streamLock) {
       SessionStream fresh = new SessionStream(queuedBytes);
       if (stream != null && !stream.ended()) {
@@ -304,11 +305,48 @@ final class Session implements ChildProcess.Listener {
     }
   }
 
+  /** What a GET stream writes first, once its response is open (the legacy transport's endpoint event). */
+  interface StreamOpening {
+    void open(EventStream events) throws IOException;
+  }
+
+  /**
+   * Serves the GET stream on {@code events}: takes over the session stream before the client sees a
+   * byte (so the newest request wins), runs {@code opening}, then writes messages as they come, with a
+   * keep-alive, which also counts as activity, after each quiet {@code keepAliveMillis}. Returns
+   * when the stream ends; an IOException means the client left. Either way the unwritten messages,
+   * one whose write failed first, go back to the backlog.
+   */
+  void serveStream(EventStream events, long keepAliveMillis, StreamOpening opening)
+      throws IOException, InterruptedException {
+    SessionStream stream = openStream();
+    byte[] unsent = null;
+    try {
+      opening.open(events);
+      while (true) {
+        byte[] message = stream.next(keepAliveMillis);
+        if (message != null) {
+          unsent = message;
+          events.message(message);
+          unsent = null;
+        } else if (stream.ended()) {
+          break;
+        } else {
+          events.keepAlive();
+          touch();
+        }
+      }
+      events.close();
+    } finally {
+      closeStream(stream, unsent);
+    }
+  }
+
   /**
    * The GET stream's writer is done (its client left, or the session ended). Unwritten messages,
    * {@code unsent} first, go back to the backlog for the next stream.
    */
-  void closeStream(SessionStream s, byte[] unsent) {
+  private void closeStream(SessionStream s, byte[] unsent) {
     synchronized (streamLock) {
       s.end();
       List<byte[]> rest = new java.util.ArrayList<>(s.drain());
