@@ -61,26 +61,17 @@ final class BearerGate {
 
   /** Where the protected-resource document lives: the well-known path inserted before the path. */
   String metadataUrl(String origin) {
-    return base(origin) + "/.well-known/oauth-protected-resource" + prefix() + path;
+    return base(origin) + "/.well-known/oauth-protected-resource" + ServeConfig.pathPrefix(publicUrl) + path;
   }
 
   /** The RFC 9728 protected-resource document for this endpoint. */
   String metadataDocument(String origin) {
-    return "{\"resource\":\"" + base(origin) + prefix() + path + "\",\"bearer_methods_supported\":[\"header\"],"
+    return "{\"resource\":\"" + base(origin) + ServeConfig.pathPrefix(publicUrl) + path + "\",\"bearer_methods_supported\":[\"header\"],"
         + "\"resource_name\":\"mcp-stdio serve\"}";
   }
 
   private String base(String origin) {
     return publicUrl != null ? HostGuard.origin(publicUrl) : origin;
-  }
-
-  /** The path of the public URL (a proxy prefix), without a trailing slash. */
-  private String prefix() {
-    if (publicUrl == null || publicUrl.getRawPath() == null) {
-      return "";
-    }
-    String p = publicUrl.getRawPath();
-    return p.endsWith("/") ? p.substring(0, p.length() - 1) : p;
   }
 
   private static byte[] digest(String token) {

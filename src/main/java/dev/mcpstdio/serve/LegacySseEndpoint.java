@@ -55,7 +55,7 @@ final class LegacySseEndpoint {
     session.log.info("started " + config.child().argv().getFirst() + " (pid " + session.child().pid()
         + ") for an HTTP+SSE client");
     request.addIdleTimeoutListener(timeout -> false); // keep-alives, not the idle timeout, govern
-    byte[] endpoint = (prefix() + config.messagesPath() + "?sessionId=" + session.id).getBytes(StandardCharsets.UTF_8);
+    byte[] endpoint = (config.pathPrefix() + config.messagesPath() + "?sessionId=" + session.id).getBytes(StandardCharsets.UTF_8);
     try {
       session.serveStream(new EventStream(response), config.keepAlive().toMillis(), events -> {
         events.open();
@@ -107,14 +107,5 @@ final class LegacySseEndpoint {
     } finally {
       bodies.release(body);
     }
-  }
-
-  /** The path of the public URL (a proxy prefix) without a trailing slash, or empty. */
-  private String prefix() {
-    if (config.publicUrl() == null || config.publicUrl().getRawPath() == null) {
-      return "";
-    }
-    String p = config.publicUrl().getRawPath();
-    return p.endsWith("/") ? p.substring(0, p.length() - 1) : p;
   }
 }

@@ -130,4 +130,17 @@ public record ServeConfig(
     return new ServeConfig(host, port, path, child, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
         keepAlive, allowedOrigins, publicUrl, authToken, ladder, logLevel, ssePath, messagesPath, newLaunch);
   }
+
+  /** The path of the public URL (a proxy's prefix) without a trailing slash; empty without one. */
+  String pathPrefix() {
+    return pathPrefix(publicUrl);
+  }
+
+  static String pathPrefix(URI publicUrl) {
+    if (publicUrl == null || publicUrl.getRawPath() == null) {
+      return "";
+    }
+    String p = publicUrl.getRawPath();
+    return p.endsWith("/") ? p.substring(0, p.length() - 1) : p;
+  }
 }
