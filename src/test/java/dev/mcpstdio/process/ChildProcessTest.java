@@ -148,6 +148,13 @@ class ChildProcessTest {
     }
   }
 
+  /** The pid a child's script printed first: a grandchild, killed by the clean-up should it survive. */
+  private long grandchild(Recorder out) {
+    long pid = Long.parseLong(out.awaitLine(0));
+    strays.add(pid);
+    return pid;
+  }
+
   // ---------------------------------------------------------------- stdout
 
   @Test
@@ -547,8 +554,7 @@ class ChildProcessTest {
     void aGrandchildIsTerminatedWithTheChild() throws Exception {
       Recorder out = new Recorder();
       ChildProcess child = sh("sleep 60 & echo $!; wait", out);
-      long grandchild = Long.parseLong(out.awaitLine(0));
-      strays.add(grandchild);
+      long grandchild = grandchild(out);
       assertThat(running(grandchild)).isTrue();
 
       child.close();
@@ -563,8 +569,7 @@ class ChildProcessTest {
     void aGrandchildThatIgnoresSigtermIsKilledWithTheChild() throws Exception {
       Recorder out = new Recorder();
       ChildProcess child = sh("trap '' TERM; sh -c 'trap \"\" TERM; echo $$; while :; do sleep 0.05; done' & wait; wait", out);
-      long grandchild = Long.parseLong(out.awaitLine(0));
-      strays.add(grandchild);
+      long grandchild = grandchild(out);
 
       child.close();
 
@@ -578,8 +583,7 @@ class ChildProcessTest {
       Recorder out = new Recorder();
       // the child dies on SIGTERM; its child ignores it and would outlive it
       ChildProcess child = sh("sh -c 'trap \"\" TERM; echo $$; while :; do sleep 0.05; done' & wait", out);
-      long grandchild = Long.parseLong(out.awaitLine(0));
-      strays.add(grandchild);
+      long grandchild = grandchild(out);
 
       child.close();
 
@@ -594,8 +598,7 @@ class ChildProcessTest {
       Recorder out = new Recorder();
       // the grandchild does not share stdout, so only close() can end it
       ChildProcess child = sh("sleep 60 </dev/null >/dev/null 2>&1 & echo $!; exec cat", out);
-      long grandchild = Long.parseLong(out.awaitLine(0));
-      strays.add(grandchild);
+      long grandchild = grandchild(out);
 
       child.close();
 
