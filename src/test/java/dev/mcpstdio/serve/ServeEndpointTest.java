@@ -185,8 +185,7 @@ class ServeEndpointTest {
   @Test
   void aDifferentRequestUnderAnIdInFlightIsRefusedWith409() throws Exception {
     String session = serve.initialize();
-    HttpResponse<Stream<String>> first = serve.postStreaming(session, "{\"jsonrpc\":\"2.0\",\"id\":13,\"method\":"
-        + "\"tools/call\",\"params\":{\"name\":\"slow\",\"arguments\":{\"steps\":3,\"delayMs\":200},\"_meta\":{\"progressToken\":1}}}");
+    HttpResponse<Stream<String>> first = serve.postStreaming(session, slowCall(13, 3, 200));
     Iterator<String> lines = first.body().iterator();
     assertThat(nextEvent(lines)).contains("notifications/progress"); // in flight
     HttpResponse<String> clash = serve.post(session, "{\"jsonrpc\":\"2.0\",\"id\":13,\"method\":\"ping\"}", false);
@@ -206,8 +205,7 @@ class ServeEndpointTest {
   @Test
   void aClientsCancelEndsItsStreamAtOnceWithoutAnAnswer() throws Exception {
     String session = serve.initialize();
-    HttpResponse<Stream<String>> call = serve.postStreaming(session, "{\"jsonrpc\":\"2.0\",\"id\":21,\"method\":"
-        + "\"tools/call\",\"params\":{\"name\":\"slow\",\"arguments\":{\"steps\":100,\"delayMs\":100},\"_meta\":{\"progressToken\":21}}}");
+    HttpResponse<Stream<String>> call = serve.postStreaming(session, slowCall(21, 100, 100));
     Iterator<String> lines = call.body().iterator();
     assertThat(nextEvent(lines)).contains("notifications/progress");
     HttpResponse<String> cancel = serve.post(session,
@@ -229,8 +227,7 @@ class ServeEndpointTest {
     HttpResponse<Stream<String>> stream = serve.openStream(session); // where the progress goes for a JSON request
     Iterator<String> lines = stream.body().iterator();
     CompletableFuture<HttpResponse<String>> call = CompletableFuture.supplyAsync(() -> send(session,
-        "{\"jsonrpc\":\"2.0\",\"id\":22,\"method\":\"tools/call\",\"params\":{\"name\":\"slow\",\"arguments\":"
-            + "{\"steps\":100,\"delayMs\":100},\"_meta\":{\"progressToken\":22}}}"), dev.mcpstdio.testing.Threads.VIRTUAL);
+        slowCall(22, 100, 100)), dev.mcpstdio.testing.Threads.VIRTUAL);
     assertThat(nextEvent(lines)).contains("notifications/progress"); // in flight
     serve.post(session, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":22}}", false);
     HttpResponse<String> answer = call.get(5, TimeUnit.SECONDS);
@@ -256,6 +253,21 @@ class ServeEndpointTest {
     return null;
   }
 
+  /** A call of the demo's {@code slow} tool that reports progress under its own id as the token. */
+  private static String slowCall(int id, int steps, int delayMs) {
+    return "{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"method\":\"tools/call\",\"params\":{\"name\":\"slow\","
+        + "\"arguments\":{\"steps\":" + steps + ",\"delayMs\":" + delayMs + "},\"_meta\":{\"progressToken\":" + id + "}}}";
+  }
+
+  /** The raw events, {@code [id, data]}, left on a stream until it ends. */
+  private static List<String[]> remainingEvents(Iterator<String> lines) {
+    List<String[]> events = new java.util.ArrayList<>();
+    for (String[] event; (event = nextRawEvent(lines)) != null; ) {
+      events.add(event);
+    }
+    return events;
+  }
+
   private static HttpResponse<Stream<String>> resume(String session, String lastEventId) throws Exception {
     return serve.http.send(serve.request(session).header("Accept", "text/event-stream").header("Last-Event-ID", lastEventId)
         .GET().build(), HttpResponse.BodyHandlers.ofLines());
@@ -264,8 +276,7 @@ class ServeEndpointTest {
   @Test
   void aDroppedRequestStreamResumesWithLastEventIdAndLosesNothing() throws Exception {
     String session = serve.initialize();
-    HttpResponse<Stream<String>> call = serve.postStreaming(session, "{\"jsonrpc\":\"2.0\",\"id\":31,\"method\":"
-        + "\"tools/call\",\"params\":{\"name\":\"slow\",\"arguments\":{\"steps\":4,\"delayMs\":150},\"_meta\":{\"progressToken\":31}}}");
+    HttpResponse<Stream<String>> call = serve.postStreaming(session, slowCall(31, 4, 150));
     Iterator<String> lines = call.body().iterator();
     String[] priming = nextRawEvent(lines);
     assertThat(priming[1]).isEmpty();
@@ -276,13 +287,9 @@ class ServeEndpointTest {
 
     HttpResponse<Stream<String>> resumed = resume(session, first[0]);
     assertThat(resumed.statusCode()).isEqualTo(200);
-    Iterator<String> more = resumed.body().iterator();
-    List<String> data = new java.util.ArrayList<>();
-    List<String> ids = new java.util.ArrayList<>();
-    for (String[] event; (event = nextRawEvent(more)) != null; ) {
-      ids.add(event[0]);
-      data.add(event[1]);
-    }
+    List<String[]> events = remainingEvents(resumed.body().iterator());
+    List<String> ids = events.stream().map(e -> e[0]).toList();
+    List<String> data = events.stream().map(e -> e[1]).toList();
     assertThat(data).hasSize(4); // progress 2, 3, 4 and the answer: nothing lost, nothing twice
     assertThat(data.get(0)).contains("\"progress\":2");
     assertThat(data.get(3)).contains("\"id\":31").contains("done after 4 steps");
@@ -302,8 +309,7 @@ class ServeEndpointTest {
   @Test
   void anAnswerThatCameWhileNobodyListenedWaitsForTheResumingClient() throws Exception {
     String session = serve.initialize();
-    HttpResponse<Stream<String>> call = serve.postStreaming(session, "{\"jsonrpc\":\"2.0\",\"id\":32,\"method\":"
-        + "\"tools/call\",\"params\":{\"name\":\"slow\",\"arguments\":{\"steps\":4,\"delayMs\":150},\"_meta\":{\"progressToken\":32}}}");
+    HttpResponse<Stream<String>> call = serve.postStreaming(session, slowCall(32, 4, 150));
     Iterator<String> lines = call.body().iterator();
     String[] priming = nextRawEvent(lines);
     call.body().close(); // gone at once: the writer notices at its next write and detaches
@@ -311,11 +317,7 @@ class ServeEndpointTest {
     // the answer comes while nobody listens; the client comes back from the priming event
     HttpResponse<Stream<String>> resumed = resume(session, priming[0]);
     assertThat(resumed.statusCode()).isEqualTo(200);
-    List<String> data = new java.util.ArrayList<>();
-    Iterator<String> more = resumed.body().iterator();
-    for (String[] event; (event = nextRawEvent(more)) != null; ) {
-      data.add(event[1]);
-    }
+    List<String> data = remainingEvents(resumed.body().iterator()).stream().map(e -> e[1]).toList();
     assertThat(data).hasSize(5);
     assertThat(data.get(4)).contains("\"id\":32").contains("done after 4 steps");
   }
@@ -323,8 +325,7 @@ class ServeEndpointTest {
   @Test
   void aRequestWhoseClientLeftNoLongerCapturesTheChildsRequestsForOthers() throws Exception {
     String session = serve.initialize();
-    HttpResponse<Stream<String>> gone = serve.postStreaming(session, "{\"jsonrpc\":\"2.0\",\"id\":41,\"method\":"
-        + "\"tools/call\",\"params\":{\"name\":\"slow\",\"arguments\":{\"steps\":100,\"delayMs\":100},\"_meta\":{\"progressToken\":41}}}");
+    HttpResponse<Stream<String>> gone = serve.postStreaming(session, slowCall(41, 100, 100));
     nextRawEvent(gone.body().iterator());
     gone.body().close();
     serve.awaitLog("client left the stream for 41");
