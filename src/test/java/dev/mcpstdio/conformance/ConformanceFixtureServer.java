@@ -180,10 +180,7 @@ public final class ConformanceFixtureServer {
                   "username", object("type", "string", "description", "User's response"),
                   "email", object("type", "string", "description", "User's email address")),
               "required", List.of("username", "email"));
-          McpSchema.ElicitResult answer = exchange.createElicitation(
-              McpSchema.ElicitFormRequest.builder(message, schema).build());
-          return result(new McpSchema.TextContent(
-              "User response: action=" + action(answer) + ", content=" + json(json, answer.content())));
+          return elicited(exchange, json, "User response", message, schema);
         }));
 
     tools.add(tool(json, "test_elicitation_sep1034_defaults",
@@ -199,10 +196,8 @@ public final class ConformanceFixtureServer {
                       "enum", List.of("active", "inactive", "pending"), "default", "active"),
                   "verified", object("type", "boolean", "description", "Verification status", "default", true)),
               "required", List.of());
-          McpSchema.ElicitResult answer = exchange.createElicitation(McpSchema.ElicitFormRequest.builder(
-              "Please review and update the form fields with defaults", schema).build());
-          return result(new McpSchema.TextContent(
-              "Elicitation completed: action=" + action(answer) + ", content=" + json(json, answer.content())));
+          return elicited(exchange, json, "Elicitation completed", "Please review and update the form fields with defaults",
+              schema);
         }));
 
     tools.add(tool(json, "test_elicitation_sep1330_enums",
@@ -229,10 +224,7 @@ public final class ConformanceFixtureServer {
                           object("const", "value2", "title", "Second Choice"),
                           object("const", "value3", "title", "Third Choice"))))),
               "required", List.of());
-          McpSchema.ElicitResult answer = exchange.createElicitation(McpSchema.ElicitFormRequest.builder(
-              "Please select options from the enum fields", schema).build());
-          return result(new McpSchema.TextContent(
-              "Elicitation completed: action=" + action(answer) + ", content=" + json(json, answer.content())));
+          return elicited(exchange, json, "Elicitation completed", "Please select options from the enum fields", schema);
         }));
 
     tools.add(tool(json, "json_schema_2020_12_tool", "Tool with JSON Schema 2020-12 features",
@@ -279,6 +271,14 @@ public final class ConformanceFixtureServer {
     exchange.loggingNotification(McpSchema.LoggingMessageNotification.builder(McpSchema.LoggingLevel.INFO, message)
         .logger("conformance-fixture")
         .build());
+  }
+
+  /** Asks the client to fill a form and reports, under {@code label}, the action and content that came back. */
+  private static McpSchema.CallToolResult elicited(McpSyncServerExchange exchange, McpJsonMapper json, String label,
+      String message, Map<String, Object> schema) {
+    McpSchema.ElicitResult answer = exchange.createElicitation(McpSchema.ElicitFormRequest.builder(message, schema).build());
+    return result(new McpSchema.TextContent(
+        label + ": action=" + action(answer) + ", content=" + json(json, answer.content())));
   }
 
   private static String action(McpSchema.ElicitResult answer) {
