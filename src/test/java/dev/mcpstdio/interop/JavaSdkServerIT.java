@@ -190,7 +190,7 @@ class JavaSdkServerIT {
       host.client.initialize();
       assertThat(text(call(host, "echo", Map.of("text", "x")))).isEqualTo("x");
       String session =
-          server.hits.subList(before, server.hits.size()).stream()
+          hitsSince(before).stream()
               .filter(h -> h.method().equals("POST") && h.sessionId() != null)
               .map(JavaSdkServer.Hit::sessionId)
               .reduce((a, b) -> b)
@@ -200,9 +200,15 @@ class JavaSdkServerIT {
 
       assertThat(exit).as("relay exit code; stderr:\n" + String.join("\n", host.stderr)).isZero();
       assertThat(host.process().isAlive()).isFalse();
-      assertThat(server.hits.subList(before, server.hits.size()))
+      assertThat(hitsSince(before))
           .contains(new JavaSdkServer.Hit("DELETE", session, null));
     }
+  }
+
+  /** A snapshot of the hits after the first {@code from}: the server goes on recording. */
+  private static List<JavaSdkServer.Hit> hitsSince(int from) {
+    List<JavaSdkServer.Hit> all = List.copyOf(server.hits);
+    return all.subList(from, all.size());
   }
 
   /**
