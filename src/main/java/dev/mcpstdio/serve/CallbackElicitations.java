@@ -7,6 +7,8 @@ import dev.mcpstdio.jsonrpc.JsonRpcId;
 import dev.mcpstdio.jsonrpc.JsonRpcMessage;
 import dev.mcpstdio.jsonrpc.JsonSpan;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -18,6 +20,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * (2025-11-25), else as a form that names the URL. The client's answer (an elicitation result) is
  * the callback's reply. The request carries a gateway-owned id, so its answer is taken here and
  * never reaches the child. Other types go to the events API only.
+ *
+ * <p>A URL-mode question is remembered by its source until the client declines it or it is
+ * withdrawn. Accepting only means the user went to sign in: when the host later hands that source's
+ * credential off, the client is told the sign-in finished ({@code notifications/elicitation/complete}, the callback's id
+ * being the elicitation id). At most {@link #MAX_OPEN_SIGN_INS} are remembered; the oldest go first.
  */
 final class CallbackElicitations {
 
@@ -27,6 +34,17 @@ final class CallbackElicitations {
 
   private final AtomicLong sequence = new AtomicLong();
   private final Map<String, String> callbackByRequest = new ConcurrentHashMap<>(); // bounded by the registry's
+
+  /** URL-mode sign-ins not known to be finished, at most, per session. */
+  static final int MAX_OPEN_SIGN_INS = 64;
+
+  /** Elicitation id (the callback's id) → source slug, oldest first; guarded by itself. */
+  private final Map<String, String> openSignIns = new java.util.LinkedHashMap<>() {
+    @Override
+    protected boolean removeEldestEntry(Map.Entry<String, String> eldest) {
+      return size() > MAX_OPEN_SIGN_INS;
+    }
+  };
 
   private volatile boolean form;
   private volatile boolean url;
@@ -66,6 +84,11 @@ final class CallbackElicitations {
     }
     JsonRpcId id = JsonRpcId.relayOwned(ID_PREFIX + sequence.incrementAndGet());
     callbackByRequest.put(id.value(), callback.id());
+    if (url && Callback.AUTH_REQUIRED.equals(callback.type()) && callback.string("sourceSlug") != null) {
+      synchronized (openSignIns) {
+        openSignIns.put(callback.id(), callback.string("sourceSlug"));
+      }
+    }
     return ("{\"jsonrpc\":\"2.0\",\"id\":" + id.json() + ",\"method\":\"elicitation/create\",\"params\":" + params + "}")
         .getBytes(StandardCharsets.UTF_8);
   }
@@ -76,11 +99,37 @@ final class CallbackElicitations {
       return false;
     }
     String callbackId = callbackByRequest.remove(response.id().value());
-    if (callbackId != null && registry != null) {
-      byte[] b = response.bytes();
-      registry.reply(callbackId, response.isError() ? "{\"action\":\"cancel\"}" : response.result().text(b));
+    if (callbackId == null) {
+      return true;
+    }
+    byte[] b = response.bytes();
+    String result = response.isError() ? "{\"action\":\"cancel\"}" : response.result().text(b);
+    if (response.isError() || !"accept".equals(Json.string(b, Json.field(b, response.result(), "action")))) {
+      forget(callbackId); // declined: no sign-in will finish
+    }
+    if (registry != null) {
+      registry.reply(callbackId, result);
     }
     return true;
+  }
+
+  /**
+   * The host handed off {@code slug}'s credential: a {@code notifications/elicitation/complete} for
+   * each URL-mode sign-in to that source the client was asked for, now finished.
+   */
+  List<byte[]> signedIn(String slug) {
+    List<String> done = new ArrayList<>();
+    synchronized (openSignIns) {
+      openSignIns.entrySet().removeIf(e -> e.getValue().equals(slug) && done.add(e.getKey()));
+    }
+    return done.stream().map(id -> ("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/elicitation/complete\","
+        + "\"params\":{\"elicitationId\":" + Json.quote(id) + "}}").getBytes(StandardCharsets.UTF_8)).toList();
+  }
+
+  private void forget(String callbackId) {
+    synchronized (openSignIns) {
+      openSignIns.remove(callbackId);
+    }
   }
 
   /**
@@ -90,6 +139,7 @@ final class CallbackElicitations {
   byte[] withdraw(String callbackId) {
     for (Map.Entry<String, String> e : callbackByRequest.entrySet()) {
       if (e.getValue().equals(callbackId) && callbackByRequest.remove(e.getKey(), callbackId)) {
+        forget(callbackId); // the client never accepted: nothing to complete
         return ("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":"
             + Json.quote(e.getKey()) + ",\"reason\":\"the question was answered or timed out\"}}").getBytes(StandardCharsets.UTF_8);
       }

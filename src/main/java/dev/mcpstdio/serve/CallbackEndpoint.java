@@ -2,8 +2,12 @@ package dev.mcpstdio.serve;
 
 import dev.mcpstdio.host.CallbackRegistry;
 import dev.mcpstdio.jsonrpc.ErrorCodes;
+import dev.mcpstdio.host.CredentialHandoff;
 import dev.mcpstdio.jsonrpc.Json;
+import dev.mcpstdio.jsonrpc.JsonSpan;
 import java.io.IOException;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
@@ -14,11 +18,16 @@ import org.eclipse.jetty.util.Callback;
  * {@code Mcp-Session-Id} (the session's capability): {@code GET /callbacks} streams that session's
  * callbacks as {@code callback} events {@code {"callback": {...}}}; {@code POST
  * /callbacks/<id>/reply} with the reply as its body answers one (200, 404 for an unknown callback,
- * 409 for one already answered or expired). Authenticated and guarded like the MCP endpoint.
+ * 409 for one already answered or expired). {@code PUT /credentials/<slug>} hands a credential
+ * off to the session's child (see {@link #credential}). Authenticated and guarded like the MCP
+ * endpoint.
  */
 final class CallbackEndpoint {
 
   static final String PATH = "/callbacks";
+
+  /** The credential handoff, {@code PUT /credentials/<slug>}. */
+  static final String CREDENTIALS_PATH = "/credentials";
 
   private final Sessions sessions;
   private final RequestBodies bodies;
@@ -106,6 +115,64 @@ final class CallbackEndpoint {
       }
     } finally {
       bodies.release(body);
+    }
+  }
+
+  /**
+   * Writes the credential in the body ({@code {"value": "...", "expiresAt": "<ISO-8601 instant>"}},
+   * no expiry when absent) for source {@code slug} into the session's workspace, where its child
+   * reads it (see {@link dev.mcpstdio.host.CredentialHandoff}), and tells those waiting for that
+   * sign-in ({@link Session#signedIn}). 200 {@code {"written":true,"answered":N}}; 400 for a bad slug
+   * or body; 409 when the session has no workspace. The value never reaches a log: it is one of the
+   * session's secrets from here on.
+   */
+  void credential(String slug, Request request, Response response, Callback callback) throws IOException {
+    Session session = session(request, response, callback);
+    if (session == null) {
+      return;
+    }
+    byte[] body = bodies.read(request, response, callback);
+    if (body == null) {
+      return;
+    }
+    try {
+      JsonSpan all = new JsonSpan(0, body.length);
+      String value = Json.isOneObject(body) ? Json.string(body, Json.field(body, all, "value")) : null;
+      JsonSpan expiresField = value == null ? null : Json.field(body, all, "expiresAt");
+      String expires = expiresField == null ? null : Json.string(body, expiresField);
+      Instant expiresAt = expires == null ? null : parseInstant(expires);
+      if (value == null || value.isEmpty() || (expiresField != null && expiresAt == null)) {
+        Replies.error(response, callback, 400, null, ErrorCodes.INVALID_REQUEST,
+            "the body must be {\"value\": \"...\", \"expiresAt\": \"<ISO-8601 instant>\"} (expiresAt optional)");
+        return;
+      }
+      SessionWorkspace workspace = session.workspace();
+      if (workspace == null || workspace.folder() == null) {
+        Replies.error(response, callback, 409, null, ErrorCodes.INVALID_REQUEST,
+            "this session has no workspace to hand a credential to (serve runs without --workspace-root)");
+        return;
+      }
+      session.secret(value);
+      try {
+        CredentialHandoff.write(workspace.folder(), slug, value, expiresAt);
+      } catch (IllegalArgumentException e) {
+        Replies.error(response, callback, 400, null, ErrorCodes.INVALID_REQUEST, e.getMessage());
+        return;
+      }
+      int answered = session.signedIn(slug);
+      session.log.info("credential for source " + slug + " handed off" + (answered == 0 ? "" : "; " + answered
+          + " waiting sign-in callback(s) answered"));
+      Replies.text(response, callback, 200, "application/json", "{\"written\":true,\"answered\":" + answered + "}");
+    } finally {
+      bodies.release(body);
+    }
+  }
+
+  private static Instant parseInstant(String text) {
+    try {
+      return Instant.parse(text);
+    } catch (DateTimeParseException e) {
+      return null;
     }
   }
 }

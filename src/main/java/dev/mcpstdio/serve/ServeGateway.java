@@ -117,6 +117,8 @@ public final class ServeGateway implements AutoCloseable {
         mcp(method, request, response, callback);
       } else if (path.equals(CallbackEndpoint.PATH) || path.startsWith(CallbackEndpoint.PATH + "/")) {
         callbackApi(path, method, request, response, callback);
+      } else if (path.startsWith(CallbackEndpoint.CREDENTIALS_PATH + "/")) {
+        credentialApi(path.substring(CallbackEndpoint.CREDENTIALS_PATH.length() + 1), method, request, response, callback);
       } else if (config.ssePath() != null && (path.equals(config.ssePath()) || path.equals(config.messagesPath()))) {
         legacy(path.equals(config.ssePath()), method, request, response, callback);
       } else if (path.equals("/healthz") && isRead(method)) {
@@ -163,6 +165,20 @@ public final class ServeGateway implements AutoCloseable {
         callbacks.reply(rest.substring(1, rest.length() - "/reply".length()), request, response, callback);
       } else {
         Replies.error(response, callback, 404, null, ErrorCodes.UPSTREAM_ERROR, "not found");
+      }
+    }
+
+    /** The credential handoff: PUT /credentials/<slug>. */
+    private void credentialApi(String slug, String method, Request request, Response response, Callback callback)
+        throws Exception {
+      if (!authenticated(request, response, callback)) {
+        return;
+      }
+      if (!method.equals("PUT")) {
+        response.getHeaders().put(HttpHeader.ALLOW, "PUT");
+        Replies.error(response, callback, 405, null, ErrorCodes.UPSTREAM_ERROR, "method not allowed");
+      } else {
+        callbacks.credential(slug, request, response, callback);
       }
     }
 

@@ -1,6 +1,8 @@
 package dev.mcpstdio.serve;
 
+import dev.mcpstdio.host.Callback;
 import dev.mcpstdio.host.CallbackParser;
+import dev.mcpstdio.host.CallbackRegistry;
 import dev.mcpstdio.jsonrpc.Json;
 import dev.mcpstdio.jsonrpc.JsonCanonical;
 import dev.mcpstdio.jsonrpc.JsonRpcCodec;
@@ -85,7 +87,7 @@ final class Session implements ChildProcess.Listener {
   private final AtomicLong lastActivityNanos = new AtomicLong(System.nanoTime());
   private volatile ChildProcess child;
   private volatile SessionWorkspace workspace;
-  private volatile dev.mcpstdio.host.CallbackRegistry callbackRegistry;
+  private volatile CallbackRegistry callbackRegistry;
   private volatile CallbackEvents callbackEvents;
   final CallbackElicitations elicitations = new CallbackElicitations();
   private volatile boolean dead;
@@ -115,7 +117,8 @@ final class Session implements ChildProcess.Listener {
     return workspace;
   }
 
-  private volatile String channelToken;
+  /** Secrets of this session the gateway's log must never show (its channel token, handed-off credentials). */
+  private final java.util.Set<String> secrets = ConcurrentHashMap.newKeySet();
 
   private static byte[] randomBytes() {
     byte[] b = new byte[16];
@@ -123,15 +126,20 @@ final class Session implements ChildProcess.Listener {
     return b;
   }
 
-  void channelToken(String token) {
-    this.channelToken = token;
+  /** Keeps {@code secret} out of the gateway's log until the session ends. */
+  void secret(String secret) {
+    if (secrets.add(secret)) {
+      log.redactor().addSecret(secret);
+    }
   }
 
-  String channelToken() {
-    return channelToken;
+  /** Lets the log forget this session's secrets; called once it has ended. */
+  void forgetSecrets() {
+    secrets.forEach(log.redactor()::removeSecret);
+    secrets.clear();
   }
 
-  void callbacks(dev.mcpstdio.host.CallbackRegistry registry, CallbackEvents events) {
+  void callbacks(CallbackRegistry registry, CallbackEvents events) {
     this.callbackRegistry = registry;
     this.callbackEvents = events;
     registry.onFinished(callbackId -> {
@@ -142,7 +150,7 @@ final class Session implements ChildProcess.Listener {
     });
   }
 
-  dev.mcpstdio.host.CallbackRegistry callbackRegistry() {
+  CallbackRegistry callbackRegistry() {
     return callbackRegistry;
   }
 
@@ -435,9 +443,9 @@ final class Session implements ChildProcess.Listener {
    * A callback from the child, by stderr or by the reply channel's POST: logged, registered for its
    * answer, shown on this session's events API and, when the client elicits, asked of the client.
    */
-  void onCallback(dev.mcpstdio.host.Callback callback) {
+  void onCallback(Callback callback) {
     log.info("callback " + callback.type() + " (id " + callback.id() + ")");
-    dev.mcpstdio.host.CallbackRegistry registry = callbackRegistry;
+    CallbackRegistry registry = callbackRegistry;
     if (registry == null || ended) {
       return;
     }
@@ -450,6 +458,28 @@ final class Session implements ChildProcess.Listener {
     if (ask != null) {
       relateOrStream(ask, "elicitation/create"); // to the client, like the child's own requests
     }
+  }
+
+  /**
+   * The host handed off {@code slug}'s credential (the file is written): callbacks waiting for a
+   * sign-in to that source are answered {@code accept}, and the client is told that sign-ins it was
+   * asked for have finished. Answering first withdraws questions the client still shows.
+   *
+   * @return how many waiting callbacks were answered
+   */
+  int signedIn(String slug) {
+    int answered = 0;
+    CallbackRegistry registry = callbackRegistry;
+    for (Callback c : registry == null ? List.<Callback>of() : registry.waiting()) {
+      if (Callback.AUTH_REQUIRED.equals(c.type()) && slug.equals(c.string("sourceSlug"))
+          && registry.reply(c.id(), "{\"action\":\"accept\"}") == CallbackRegistry.ReplyResult.ACCEPTED) {
+        answered++;
+      }
+    }
+    for (byte[] complete : elicitations.signedIn(slug)) {
+      toStream(complete, "notifications/elicitation/complete");
+    }
+    return answered;
   }
 
   private static final CallbackParser CALLBACKS = new CallbackParser(ChildProcess.STDERR_LINE_BYTES);
@@ -539,7 +569,7 @@ final class Session implements ChildProcess.Listener {
   /** Ends the session for good: nothing new is accepted; the caller then closes the child. */
   void end(String reason) {
     ended = true; // before forgetting: a release that lingers after this sees it and forgets too
-    dev.mcpstdio.host.CallbackRegistry registry = callbackRegistry;
+    CallbackRegistry registry = callbackRegistry;
     if (registry != null) {
       registry.close(); // children still waiting are told: no decision
     }

@@ -101,8 +101,7 @@ final class Sessions {
       dev.mcpstdio.host.CallbackRegistry registry =
           new dev.mcpstdio.host.CallbackRegistry(config.launch().callbackTimeout(), CALLBACK_ANNOUNCE_GRACE);
       credentials = channel().register(session.publicId, registry, session::onCallback);
-      log.redactor().addSecret(credentials.token());
-      session.channelToken(credentials.token());
+      session.secret(credentials.token());
       session.callbacks(registry, callbackEvents);
       if (initialize != null) {
         session.elicitations.clientCapabilities(initialize);
@@ -116,8 +115,8 @@ final class Sessions {
       }
       if (credentials != null) {
         callbackChannel.unregister(session.publicId);
-        log.redactor().removeSecret(credentials.token());
       }
+      session.forgetSecrets();
       throw e instanceof IOException io ? io : new IOException(e.getMessage(), e);
     }
     byId.put(id, session);
@@ -162,9 +161,7 @@ final class Sessions {
       c.unregister(session.publicId);
     }
     callbackEvents.sessionEnded(session.id);
-    if (session.channelToken() != null) {
-      log.redactor().removeSecret(session.channelToken());
-    }
+    session.forgetSecrets();
     closers.execute(() -> {
       session.closeChild();
       removeQuietly(session.workspace(), session);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.mcpstdio.process.ChildSpec;
 import java.net.http.HttpRequest;
+import java.nio.file.Path;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Iterator;
@@ -14,6 +15,7 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Callbacks end to end: a session-scoped child announces a decision on stderr and waits on the
@@ -109,6 +111,63 @@ class ServeCallbacksTest {
     try (ServeHarness serve = ServeHarness.start(config)) {
       serve.initialize();
       serve.awaitLog("reply channel said: {\"error\":\"no decision in time\"} 408");
+    }
+  }
+
+  /**
+   * A child that asks for a sign-in to source "crm" (workspace on argv), then prints what the reply
+   * channel said and the credential file it then finds, with its permissions.
+   */
+  private static ChildSpec signInChild() {
+    return ServeHarness.shAfterInit("ws=\"$1\"; read n; echo '__CALLBACK__{\"type\":\"auth_required\",\"id\":\"a1\",\"sessionId\":\"s\","
+        + "\"sourceSlug\":\"crm\",\"authUrl\":\"https://crm.example/login\"}' >&2;"
+        + " out=$(curl -s -w ' %{http_code}' -H \"Authorization: Bearer $MCP_STDIO_CALLBACK_TOKEN\" \"$MCP_STDIO_CALLBACK_URL/a1\");"
+        + " echo \"reply channel said: $out\" >&2; f=\"$ws/sources/crm/.credential-cache.json\";"
+        + " echo \"found $(cat \"$f\") mode $(stat -c %a \"$f\")\" >&2; cat >/dev/null");
+  }
+
+  private static HttpResponse<String> putCredential(ServeHarness serve, String session, String slug, String body)
+      throws Exception {
+    return serve.http.send(HttpRequest.newBuilder(serve.url.resolve("/credentials/" + slug)).header("Mcp-Session-Id", session)
+        .PUT(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  @Test
+  void aHandedOffCredentialReachesTheWorkspaceAndAnswersTheWaitingSignIn(@TempDir Path root) throws Exception {
+    ServeConfig config = ServeHarness.config(signInChild())
+        .withLaunch(new ServeConfig.SessionLaunch(List.of("sh", "{workspaceRoot}"), root, false)); // $0, $1
+    try (ServeHarness serve = ServeHarness.start(config)) {
+      String session = serve.initialize();
+      serve.awaitLog("callback auth_required (id a1)");
+      assertThat(putCredential(serve, session, "crm", "{\"value\":\"s3cr3t-token-value\"}").body())
+          .isEqualTo("{\"written\":true,\"answered\":1}");
+      serve.awaitLog("reply channel said: {\"id\":\"a1\",\"reply\":{\"action\":\"accept\"}} 200");
+      serve.awaitLog("mode 600");
+      assertThat(serve.log()).contains("found {\"value\":\"<redacted>\"} mode 600") // the child printed it: never logged
+          .contains("credential for source crm handed off; 1 waiting sign-in callback(s) answered")
+          .doesNotContain("s3cr3t-token-value");
+
+      assertThat(putCredential(serve, session, "crm", "{\"value\":\"next\",\"expiresAt\":\"2030-01-01T00:00:00Z\"}").body())
+          .isEqualTo("{\"written\":true,\"answered\":0}"); // a refresh, nobody waiting
+      assertThat(putCredential(serve, session, "crm", "{\"value\":\"x\",\"expiresAt\":\"tomorrow\"}").statusCode())
+          .isEqualTo(400);
+      assertThat(putCredential(serve, session, "crm", "{\"value\":42}").statusCode()).isEqualTo(400);
+      assertThat(putCredential(serve, session, "..", "{\"value\":\"x\"}").statusCode()).isIn(400, 404);
+      assertThat(putCredential(serve, session, "a%2Fb", "{\"value\":\"x\"}").statusCode()).isEqualTo(400);
+      assertThat(putCredential(serve, "no-such-session", "crm", "{\"value\":\"x\"}").statusCode()).isEqualTo(404);
+      HttpResponse<String> get = serve.http.send(HttpRequest.newBuilder(serve.url.resolve("/credentials/crm"))
+          .header("Mcp-Session-Id", session).build(), HttpResponse.BodyHandlers.ofString());
+      assertThat(get.statusCode()).isEqualTo(405); // a credential is handed off, never read back
+    }
+  }
+
+  @Test
+  void aSessionWithoutAWorkspaceHasNowhereToPutACredential() throws Exception {
+    try (ServeHarness serve = ServeHarness.start(ServeHarness.config(signInChild()))) {
+      String session = serve.initialize();
+      HttpResponse<String> put = putCredential(serve, session, "crm", "{\"value\":\"x\"}");
+      assertThat(put.statusCode()).isEqualTo(409);
+      assertThat(put.body()).contains("--workspace-root");
     }
   }
 }
