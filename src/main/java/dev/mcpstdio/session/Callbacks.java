@@ -37,17 +37,29 @@ public final class Callbacks {
     this.token = token;
   }
 
+  /** The fields every callback has, set by the kit itself. */
+  private static final java.util.Set<String> OWN_FIELDS = java.util.Set.of("type", "id", "sessionId");
+
   /**
    * Announces a callback that needs no answer ({@code notify}, or any type the host only watches).
    *
-   * @param fields the type's own string fields (see docs/callbacks.md)
+   * @param fields the type's own fields (see docs/callbacks.md): strings, numbers, booleans, null,
+   *     and maps and lists of those, such as a {@code confirm}'s form {@code schema}
    * @return the callback's id
+   * @throws IllegalArgumentException for a value that is not JSON, or a field named {@code type},
+   *     {@code id} or {@code sessionId}
    */
-  public String send(String type, Map<String, String> fields) {
+  public String send(String type, Map<String, ?> fields) {
     String id = "cb-" + HexFormat.of().formatHex(randomBytes());
     StringBuilder json = new StringBuilder("{\"type\":").append(Json.quote(type)).append(",\"id\":")
         .append(Json.quote(id)).append(",\"sessionId\":").append(Json.quote(sessionId));
-    fields.forEach((k, v) -> json.append(',').append(Json.quote(k)).append(':').append(Json.quote(v)));
+    for (Map.Entry<String, ?> field : fields.entrySet()) {
+      if (OWN_FIELDS.contains(field.getKey())) {
+        throw new IllegalArgumentException("the kit sets a callback's " + field.getKey() + " itself");
+      }
+      json.append(',').append(Json.quote(field.getKey())).append(':');
+      JsonFields.write(field.getValue(), json);
+    }
     String line = "__CALLBACK__" + json.append('}') + "\n";
     synchronized (stderr) {
       stderr.print(line); // one write: the line never interleaves with other stderr output
@@ -63,7 +75,7 @@ public final class Callbacks {
    * @throws CallbackTimeoutException when no decision came in time
    * @throws IOException when the reply channel cannot be reached, or there is none
    */
-  public String request(String type, Map<String, String> fields, Duration timeout)
+  public String request(String type, Map<String, ?> fields, Duration timeout)
       throws IOException, InterruptedException, CallbackTimeoutException {
     if (url == null || token == null) {
       throw new IOException("no reply channel (MCP_STDIO_CALLBACK_URL and MCP_STDIO_CALLBACK_TOKEN are not set)");

@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.Map;
@@ -127,5 +128,25 @@ public final class SessionContext {
       }
     }
     return Optional.ofNullable(Json.string(b, Json.field(b, all, "value")));
+  }
+
+  /** How often {@link #awaitCredentials} looks for the file. */
+  static final Duration CREDENTIAL_POLL = Duration.ofMillis(100);
+
+  /**
+   * The credential for {@code slug}, waiting up to {@code timeout} for the host to hand it off: for
+   * a sign-in the user accepted to do (a URL-mode elicitation's accept only means the user went to
+   * the page) that the host finishes later. Looks every {@link #CREDENTIAL_POLL}.
+   */
+  public Optional<String> awaitCredentials(String slug, Duration timeout) throws IOException, InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (true) {
+      Optional<String> credential = credentials(slug);
+      long left = deadline - System.nanoTime();
+      if (credential.isPresent() || left <= 0) {
+        return credential;
+      }
+      Thread.sleep(Math.min(CREDENTIAL_POLL.toMillis(), Math.max(1, left / 1_000_000)));
+    }
   }
 }

@@ -107,4 +107,55 @@ class SessionKitTest {
     assertThat(s.credentials("forever")).hasValue("v");
     assertThat(s.credentials("../etc")).isEmpty();
   }
+
+  @Test
+  void aCredentialHandedOffLaterIsWaitedFor(@TempDir Path workspace) throws Exception {
+    SessionContext s = SessionContext.parse(new String[] {"--session-id", "s", "--workspace-root", workspace.toString(),
+        "--plans-folder", workspace.resolve("plans").toString()}, Map.of(), System.err);
+    assertThat(s.awaitCredentials("crm", Duration.ofMillis(250))).isEmpty(); // nobody hands it off: the wait ends
+    CompletableFuture<java.util.Optional<String>> waiting = CompletableFuture.supplyAsync(() -> {
+      try {
+        return s.awaitCredentials("crm", Duration.ofSeconds(20));
+      } catch (Exception e) {
+        throw new IllegalStateException(e);
+      }
+    }, dev.mcpstdio.testing.Threads.VIRTUAL);
+    CredentialHandoff.write(workspace, "crm", "late", null);
+    assertThat(waiting.get(20, TimeUnit.SECONDS)).hasValue("late");
+  }
+
+  @Test
+  void fieldsMayBeAnyJsonValueButNeverTheKitsOwn() {
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    SessionContext s = SessionContext.parse(ARGS, Map.of(), new PrintStream(err, true, StandardCharsets.UTF_8));
+    Map<String, Object> schema = new java.util.LinkedHashMap<>();
+    schema.put("type", "object");
+    Map<String, Object> reason = new java.util.LinkedHashMap<>();
+    reason.put("type", "string");
+    reason.put("maxLength", 200);
+    schema.put("properties", Map.of("reason", reason));
+    schema.put("required", java.util.List.of("reason"));
+    Map<String, Object> fields = new java.util.LinkedHashMap<>();
+    fields.put("message", "Why?");
+    fields.put("schema", schema);
+    fields.put("attempt", 2L);
+    fields.put("ratio", 0.5);
+    fields.put("urgent", true);
+    fields.put("note", null);
+    s.callbacks().send("confirm", fields);
+    CallbackParser.Parsed parsed = new CallbackParser().parse(err.toString(StandardCharsets.UTF_8).strip().getBytes(StandardCharsets.UTF_8));
+    assertThat(parsed).isInstanceOfSatisfying(CallbackParser.Parsed.Valid.class, v -> {
+      assertThat(v.callback().raw("schema")).isEqualTo(
+          "{\"type\":\"object\",\"properties\":{\"reason\":{\"type\":\"string\",\"maxLength\":200}},\"required\":[\"reason\"]}");
+      assertThat(v.callback().raw("attempt")).isEqualTo("2");
+      assertThat(v.callback().raw("ratio")).isEqualTo("0.5");
+      assertThat(v.callback().raw("urgent")).isEqualTo("true");
+      assertThat(v.callback().raw("note")).isEqualTo("null");
+    });
+    assertThatThrownBy(() -> s.callbacks().send("notify", Map.of("id", "mine"))).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("id");
+    assertThatThrownBy(() -> s.callbacks().send("notify", Map.of("x", Double.NaN))).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> s.callbacks().send("notify", Map.of("x", new Object()))).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> s.callbacks().send("notify", Map.of("x", Map.of(1, "a")))).isInstanceOf(IllegalArgumentException.class);
+  }
 }
