@@ -52,7 +52,8 @@ final class ServeCommand {
     flag(spec, "--no-sse", "Serve no legacy HTTP+SSE endpoints.");
     spec.addOption(OptionSpec.builder("--session-arg").paramLabel("TEMPLATE").type(List.class).auxiliaryTypes(String.class)
         .description("Append an argument to each session's command (repeatable); {sessionId}, {workspaceRoot} and "
-            + "{plansFolder} are replaced. Shows in ps: never put secrets here.").build());
+            + "{plansFolder} are replaced. Shows in ps: never put secrets here.")
+        .parameterConsumer(ServeCommand::verbatim).build());
     option(spec, "--workspace-root", "DIR", String.class, "Give each session a private folder DIR/<session id> (0700), removed with it.");
     flag(spec, "--keep-workspaces", "Keep session folders after their sessions end.");
     option(spec, "--callback-timeout", "SECONDS", String.class,
@@ -80,6 +81,21 @@ final class ServeCommand {
       return new Parsed(null, ExitCodes.OK);
     }
     return new Parsed(build(r, env, log), null);
+  }
+
+  /**
+   * A session argument is taken as written, even when it looks like one of serve's own options
+   * ({@code --session-arg --workspace-root}: the child's option, not serve's).
+   */
+  private static void verbatim(java.util.Stack<String> args, CommandLine.Model.ArgSpec option,
+      CommandSpec command) {
+    if (args.isEmpty()) {
+      throw new CommandLine.ParameterException(command.commandLine(), "Missing required parameter for option "
+          + "'--session-arg' (TEMPLATE)");
+    }
+    List<String> values = option.getValue() == null ? new ArrayList<>() : new ArrayList<>(option.<List<String>>getValue());
+    values.add(args.pop());
+    option.setValue(values);
   }
 
   /** Options with a value (the word after them belongs to them). */
@@ -167,7 +183,8 @@ final class ServeCommand {
 
   /** {@code --session-arg}, {@code --workspace-root}, {@code --keep-workspaces}. */
   private static ServeConfig.SessionLaunch launch(ParseResult r) throws UsageException {
-    List<String> templates = r.matchedOptionValue("--session-arg", List.<String>of());
+    List<String> consumed = r.commandSpec().findOption("--session-arg").getValue(); // set by verbatim(), not matched
+    List<String> templates = consumed == null ? List.of() : consumed;
     Path root = r.hasMatchedOption("--workspace-root") ? Path.of(r.matchedOptionValue("--workspace-root", "")).toAbsolutePath() : null;
     for (String template : templates) {
       java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\{[^}]*}").matcher(template);

@@ -77,6 +77,16 @@ class ServeCommandTest {
     }
 
     @Test
+    void aSessionArgumentThatLooksLikeServesOwnOptionIsTheChilds() throws Exception {
+      ServeConfig c = parse("--workspace-root", "/tmp/ws", "--session-arg", "--workspace-root", "--session-arg",
+          "{workspaceRoot}", "--session-arg=--port", "--session-arg", "--help", "--port", "9000");
+      assertThat(c.launch().argTemplates()).containsExactly("--workspace-root", "{workspaceRoot}", "--port", "--help");
+      assertThat(c.port()).isEqualTo(9000);
+      assertThat(c.launch().workspaceRoot()).isEqualTo(Path.of("/tmp/ws"));
+      usageError("--session-arg");
+    }
+
+    @Test
     void legacySseEndpointsAreOnByDefaultAndCanBeMovedOrSwitchedOff() throws Exception {
       ServeConfig c = parse();
       assertThat(c.ssePath()).isEqualTo("/sse");
