@@ -4,18 +4,23 @@ import dev.mcpstdio.jsonrpc.Json;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.channels.SeekableByteChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
-import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.SecureDirectoryStream;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileAttribute;
+import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.time.Instant;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Set;
 
 /**
@@ -26,7 +31,9 @@ import java.util.Set;
  * <p>The file is written atomically (a temporary file in the same folder, flushed to disk, then
  * renamed over the old one), readable by its owner only (0600, folders 0700), and never through a
  * symbolic link: a link anywhere on the way below the workspace is refused, since a child could
- * otherwise point the host's write at a file of its choosing. The workspace, and so the file, is
+ * otherwise point the host's write at a file of its choosing. The folders are walked with
+ * {@link LinkSafeFolders}, so a child swapping one for a link while the host writes cannot win
+ * the race either. The workspace, and so the file, is
  * removed with the session. A child cannot refresh a credential; it treats an expired one as
  * absent and asks again.
  */
@@ -36,6 +43,11 @@ public final class CredentialHandoff {
   private static final java.util.regex.Pattern SLUG = java.util.regex.Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,127}");
 
   private static final SecureRandom RANDOM = new SecureRandom();
+
+  private static final String FILE = ".credential-cache.json";
+
+  private static final FileAttribute<Set<PosixFilePermission>> PRIVATE_FILE =
+      PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"));
 
   private CredentialHandoff() {}
 
@@ -50,21 +62,58 @@ public final class CredentialHandoff {
     if (!SLUG.matcher(slug).matches() || slug.contains("..")) {
       throw new IllegalArgumentException("not a source slug: " + slug);
     }
-    if (!Files.isDirectory(workspace, LinkOption.NOFOLLOW_LINKS)) {
+    Path absolute = workspace.toAbsolutePath();
+    Path target = absolute.resolve("sources").resolve(slug).resolve(FILE);
+    byte[] json = ("{\"value\":" + Json.quote(value) + (expiresAt == null ? "" : ",\"expiresAt\":"
+        + Json.quote(expiresAt.toString())) + "}").getBytes(StandardCharsets.UTF_8);
+    Path temp = Path.of(".credential-cache." + HexFormat.of().formatHex(randomBytes()) + ".tmp");
+    if (!Files.isDirectory(absolute, LinkOption.NOFOLLOW_LINKS)) {
       throw new IOException("no workspace at " + workspace + " (or it is a link)");
     }
-    Path sources = privateFolder(workspace.resolve("sources"));
-    Path folder = privateFolder(sources.resolve(slug));
-    Path target = folder.resolve(".credential-cache.json");
-    if (Files.isSymbolicLink(target)) {
-      throw new IOException("refusing to write through a link: " + target);
+    // the workspace's parent is the host's own folder; from there on every step is link-safe
+    try (SecureDirectoryStream<Path> folder = LinkSafeFolders.open(absolute.getParent(),
+        List.of(absolute.getFileName().toString(), "sources", slug), true)) {
+      if (folder == null) {
+        return writeByPath(absolute, slug, json, temp);
+      }
+      try {
+        try (SeekableByteChannel out = folder.newByteChannel(temp, Set.of(StandardOpenOption.CREATE_NEW,
+            StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS), PRIVATE_FILE)) {
+          out.write(ByteBuffer.wrap(json));
+          if (out instanceof FileChannel file) {
+            file.force(true);
+          }
+        }
+        folder.move(temp, folder, Path.of(FILE)); // rename(2) in one folder: atomic, replaces a link itself
+      } finally {
+        try {
+          folder.deleteFile(temp);
+        } catch (NoSuchFileException moved) {
+          // renamed: nothing left behind
+        }
+      }
     }
-    String json = "{\"value\":" + Json.quote(value) + (expiresAt == null ? "" : ",\"expiresAt\":" + Json.quote(expiresAt.toString())) + "}";
-    Path temp = folder.resolve(".credential-cache." + HexFormat.of().formatHex(randomBytes()) + ".tmp");
+    return target;
+  }
+
+  /** The same where the platform has no secure directory streams: each step checked for links first. */
+  private static Path writeByPath(Path workspace, String slug, byte[] json, Path tempName) throws IOException {
+    Path folder = workspace.resolve("sources").resolve(slug);
+    for (Path dir : List.of(workspace.resolve("sources"), folder)) {
+      if (Files.isSymbolicLink(dir)) {
+        throw new IOException("refusing to go through a link: " + dir);
+      }
+      LinkSafeFolders.createPrivate(dir);
+      if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
+        throw new IOException(dir + " is not a folder");
+      }
+    }
+    Path target = folder.resolve(FILE);
+    Path temp = folder.resolve(tempName);
     try {
-      try (FileChannel out = FileChannel.open(temp, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE),
-          PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")))) {
-        out.write(ByteBuffer.wrap(json.getBytes(StandardCharsets.UTF_8)));
+      try (FileChannel out = FileChannel.open(temp, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE,
+          LinkOption.NOFOLLOW_LINKS), PRIVATE_FILE)) {
+        out.write(ByteBuffer.wrap(json));
         out.force(true);
       }
       try {
@@ -80,23 +129,8 @@ public final class CredentialHandoff {
 
   /** Removes the credential for {@code slug} (a source was disabled); no error when absent. */
   public static void remove(Path workspace, String slug) throws IOException {
-    Path target = workspace.resolve("sources").resolve(slug).resolve(".credential-cache.json");
+    Path target = workspace.resolve("sources").resolve(slug).resolve(FILE);
     Files.deleteIfExists(target); // deletes a link itself, never what it points to
-  }
-
-  /** The folder, created 0700 when missing; refused when it is a link or not a folder. */
-  private static Path privateFolder(Path dir) throws IOException {
-    if (Files.isSymbolicLink(dir)) {
-      throw new IOException("refusing to write through a link: " + dir);
-    }
-    try {
-      Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-    } catch (FileAlreadyExistsException e) {
-      if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
-        throw new IOException(dir + " is not a folder");
-      }
-    }
-    return dir;
   }
 
   private static byte[] randomBytes() {

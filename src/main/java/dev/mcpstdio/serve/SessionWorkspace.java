@@ -1,13 +1,11 @@
 package dev.mcpstdio.serve;
 
+import dev.mcpstdio.host.LinkSafeFolders;
 import dev.mcpstdio.process.ChildSpec;
 import java.io.IOException;
-import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
@@ -81,23 +79,10 @@ final class SessionWorkspace {
     return dir;
   }
 
-  /** Removes the workspace (unless kept), never following a link out of it. */
+  /** Removes the workspace (unless kept), never following a link out of it, even one made mid-way. */
   void remove() throws IOException {
-    if (folder == null || keep || !Files.exists(folder, LinkOption.NOFOLLOW_LINKS)) {
-      return;
+    if (folder != null && !keep) {
+      LinkSafeFolders.deleteTree(folder);
     }
-    Files.walkFileTree(folder, new SimpleFileVisitor<>() { // does not follow links: they are deleted as files
-      @Override
-      public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-        Files.delete(file);
-        return FileVisitResult.CONTINUE;
-      }
-
-      @Override
-      public FileVisitResult postVisitDirectory(Path dir, IOException e) throws IOException {
-        Files.delete(dir);
-        return FileVisitResult.CONTINUE;
-      }
-    });
   }
 }

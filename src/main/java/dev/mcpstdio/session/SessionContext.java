@@ -104,16 +104,29 @@ public final class SessionContext {
    */
   public Optional<String> credentials(String slug) throws IOException {
     Path file = workspaceRoot.resolve("sources").resolve(slug).resolve(".credential-cache.json");
-    if (Files.isSymbolicLink(file) || !slug.matches("[A-Za-z0-9][A-Za-z0-9._-]{0,127}")) {
+    if (!slug.matches("[A-Za-z0-9][A-Za-z0-9._-]{0,127}") || slug.contains("..")) {
       return Optional.empty();
     }
     byte[] b;
-    try {
-      b = Files.readAllBytes(file);
+    try (java.nio.channels.SeekableByteChannel in = Files.newByteChannel(file, java.nio.file.StandardOpenOption.READ,
+        LinkOption.NOFOLLOW_LINKS)) { // a link planted here is not read
+      if (in.size() > MAX_CREDENTIAL_BYTES) {
+        return Optional.empty();
+      }
+      java.nio.ByteBuffer buffer = java.nio.ByteBuffer.allocate((int) in.size());
+      while (buffer.hasRemaining() && in.read(buffer) > 0) {
+        // read it whole
+      }
+      b = java.util.Arrays.copyOf(buffer.array(), buffer.position());
     } catch (NoSuchFileException e) {
       return Optional.empty();
+    } catch (IOException e) {
+      if (!Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)) {
+        return Optional.empty(); // a link (refused by NOFOLLOW_LINKS) or a folder: no credential
+      }
+      throw e;
     }
-    if (!Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS) || !Json.isOneObject(b)) {
+    if (!Json.isOneObject(b)) {
       return Optional.empty();
     }
     JsonSpan all = new JsonSpan(0, b.length);
@@ -129,6 +142,9 @@ public final class SessionContext {
     }
     return Optional.ofNullable(Json.string(b, Json.field(b, all, "value")));
   }
+
+  /** A credential file larger than this is not one (1 MiB). */
+  static final long MAX_CREDENTIAL_BYTES = 1 << 20;
 
   /** How often {@link #awaitCredentials} looks for the file. */
   static final Duration CREDENTIAL_POLL = Duration.ofMillis(100);

@@ -41,8 +41,10 @@ class CredentialHandoffTest {
   void linksOnTheWayAreRefusedAndTheirTargetsUntouched(@TempDir Path workspace, @TempDir Path elsewhere) throws IOException {
     Path victim = Files.writeString(elsewhere.resolve("victim"), "do not overwrite");
     Files.createDirectories(workspace.resolve("sources/a"));
-    Files.createSymbolicLink(workspace.resolve("sources/a/.credential-cache.json"), victim);
-    assertThatThrownBy(() -> CredentialHandoff.write(workspace, "a", "x", null)).hasMessageContaining("link");
+    Path planted = Files.createSymbolicLink(workspace.resolve("sources/a/.credential-cache.json"), victim);
+    CredentialHandoff.write(workspace, "a", "x", null); // the link is replaced, never written through
+    assertThat(Files.isSymbolicLink(planted)).isFalse();
+    assertThat(planted).hasContent("{\"value\":\"x\"}");
     Files.createSymbolicLink(workspace.resolve("sources/b"), elsewhere);
     assertThatThrownBy(() -> CredentialHandoff.write(workspace, "b", "x", null)).hasMessageContaining("link");
     assertThat(victim).hasContent("do not overwrite");
@@ -57,5 +59,38 @@ class CredentialHandoffTest {
       assertThatThrownBy(() -> CredentialHandoff.write(workspace, bad, "x", null)).as(bad)
           .isInstanceOf(IllegalArgumentException.class);
     }
+  }
+
+  @Test
+  void aWorkspaceThatIsItselfALinkIsRefused(@TempDir Path root, @TempDir Path elsewhere) throws IOException {
+    Path workspace = Files.createSymbolicLink(root.resolve("ws"), elsewhere);
+    assertThatThrownBy(() -> CredentialHandoff.write(workspace, "a", "x", null)).hasMessageContaining("link");
+    try (var entries = Files.list(elsewhere)) {
+      assertThat(entries).isEmpty();
+    }
+  }
+
+  @Test
+  void aFileWhereAFolderBelongsIsRefused(@TempDir Path workspace) throws IOException {
+    Files.writeString(workspace.resolve("sources"), "not a folder");
+    assertThatThrownBy(() -> CredentialHandoff.write(workspace, "a", "x", null)).isInstanceOf(IOException.class);
+    assertThat(workspace.resolve("sources")).hasContent("not a folder");
+  }
+
+  @Test
+  void aTreeIsDeletedWithoutFollowingTheLinksInIt(@TempDir Path root, @TempDir Path elsewhere) throws IOException {
+    Path victim = Files.writeString(elsewhere.resolve("victim"), "keep me");
+    Path tree = Files.createDirectories(root.resolve("ws/sources/a"));
+    Files.writeString(tree.resolve("f"), "x");
+    Files.createSymbolicLink(root.resolve("ws/sources/to-dir"), elsewhere);
+    Files.createSymbolicLink(root.resolve("ws/to-file"), victim);
+    LinkSafeFolders.deleteTree(root.resolve("ws"));
+    assertThat(root.resolve("ws")).doesNotExist();
+    assertThat(victim).hasContent("keep me");
+    LinkSafeFolders.deleteTree(root.resolve("ws")); // absent: fine
+    Path link = Files.createSymbolicLink(root.resolve("link"), elsewhere);
+    LinkSafeFolders.deleteTree(link); // a link is removed as a link
+    assertThat(link).doesNotExist();
+    assertThat(victim).hasContent("keep me");
   }
 }

@@ -106,6 +106,10 @@ class SessionKitTest {
     CredentialHandoff.write(workspace, "forever", "v", null);
     assertThat(s.credentials("forever")).hasValue("v");
     assertThat(s.credentials("../etc")).isEmpty();
+    java.nio.file.Files.createDirectories(workspace.resolve("sources/linked"));
+    java.nio.file.Files.createSymbolicLink(workspace.resolve("sources/linked/.credential-cache.json"),
+        workspace.resolve("sources/github/.credential-cache.json"));
+    assertThat(s.credentials("linked")).isEmpty(); // a planted link is never read
   }
 
   @Test

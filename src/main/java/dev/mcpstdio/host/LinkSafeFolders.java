@@ -1,0 +1,155 @@
+package dev.mcpstdio.host;
+
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.SecureDirectoryStream;
+import java.nio.file.attribute.BasicFileAttributeView;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Folder operations on a tree a child process can change while the host works in it (a session's
+ * workspace), safe against a folder being swapped for a symbolic link half-way: each step opens the
+ * next folder relative to the one already open ({@code openat} with {@code O_NOFOLLOW}, through
+ * {@link SecureDirectoryStream}), so checking a name and using it cannot be told apart by a race.
+ * A link met on the way is refused (when writing) or removed as a link (when deleting); what it
+ * points to is never touched.
+ *
+ * <p>Where the platform offers no secure directory streams, the same operations fall back to
+ * checking each path for links first, which is still right unless a concurrent process races it.
+ */
+public final class LinkSafeFolders {
+
+  private LinkSafeFolders() {}
+
+  /**
+   * Opens {@code base} (not itself checked: the caller's trusted folder) and then each of
+   * {@code names} below it, creating missing ones 0700. Null where the platform has no secure
+   * directory streams. The caller closes the returned stream; the ones on the way are closed here.
+   *
+   * @throws IOException when a name on the way is a link or not a folder
+   */
+  public static SecureDirectoryStream<Path> open(Path base, List<String> names, boolean create) throws IOException {
+    DirectoryStream<Path> top = Files.newDirectoryStream(base);
+    if (!(top instanceof SecureDirectoryStream<Path> current)) {
+      top.close();
+      return null;
+    }
+    Path path = base;
+    try {
+      for (String name : names) {
+        path = path.resolve(name);
+        if (create) {
+          createPrivate(path);
+        }
+        SecureDirectoryStream<Path> next;
+        try {
+          next = current.newDirectoryStream(Path.of(name), LinkOption.NOFOLLOW_LINKS);
+        } catch (NoSuchFileException e) {
+          throw e;
+        } catch (IOException e) { // ELOOP (a link, refused by NOFOLLOW_LINKS) or ENOTDIR
+          throw new IOException("refusing to go through a link (or a non-folder): " + path, e);
+        }
+        current.close();
+        current = next;
+      }
+      return current;
+    } catch (IOException | RuntimeException e) {
+      current.close();
+      throw e;
+    }
+  }
+
+  /** Creates {@code dir} 0700 unless it exists (as anything: opening it decides whether it is usable). */
+  public static void createPrivate(Path dir) throws IOException {
+    try {
+      Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+    } catch (FileAlreadyExistsException e) {
+      // a link or a file here is refused when it is opened
+    } catch (UnsupportedOperationException e) {
+      try {
+        Files.createDirectory(dir); // not a POSIX file system
+      } catch (FileAlreadyExistsException ignored) {
+        // as above
+      }
+    }
+  }
+
+  /**
+   * Deletes {@code folder} and everything in it; a link inside is deleted as a link. A link at
+   * {@code folder} itself is deleted, not followed. No error when it is absent.
+   */
+  public static void deleteTree(Path folder) throws IOException {
+    Path parent = folder.toAbsolutePath().getParent();
+    SecureDirectoryStream<Path> base;
+    try {
+      base = open(parent, List.of(), false);
+    } catch (NoSuchFileException e) {
+      return;
+    }
+    if (base == null) {
+      if (Files.exists(folder, LinkOption.NOFOLLOW_LINKS)) {
+        deleteTreeByPath(folder);
+      }
+      return;
+    }
+    try (base) {
+      deleteEntry(base, folder.getFileName());
+    }
+  }
+
+  private static void deleteEntry(SecureDirectoryStream<Path> dir, Path name) throws IOException {
+    BasicFileAttributes attrs;
+    try {
+      attrs = dir.getFileAttributeView(name, BasicFileAttributeView.class, LinkOption.NOFOLLOW_LINKS).readAttributes();
+    } catch (NoSuchFileException e) {
+      return;
+    }
+    if (!attrs.isDirectory()) {
+      dir.deleteFile(name); // a file, or a link: the link itself
+      return;
+    }
+    SecureDirectoryStream<Path> sub;
+    try {
+      sub = dir.newDirectoryStream(name, LinkOption.NOFOLLOW_LINKS);
+    } catch (NoSuchFileException e) {
+      return;
+    } catch (IOException e) {
+      dir.deleteFile(name); // swapped for a link since it was read: the link goes, never its target
+      return;
+    }
+    try (sub) {
+      List<Path> names = new ArrayList<>();
+      for (Path entry : sub) {
+        names.add(entry.getFileName());
+      }
+      for (Path entry : names) {
+        deleteEntry(sub, entry);
+      }
+    }
+    dir.deleteDirectory(name);
+  }
+
+  private static void deleteTreeByPath(Path folder) throws IOException {
+    Files.walkFileTree(folder, new java.nio.file.SimpleFileVisitor<>() { // does not follow links
+      @Override
+      public java.nio.file.FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
+        Files.delete(file);
+        return java.nio.file.FileVisitResult.CONTINUE;
+      }
+
+      @Override
+      public java.nio.file.FileVisitResult postVisitDirectory(Path dir, IOException e) throws IOException {
+        Files.delete(dir);
+        return java.nio.file.FileVisitResult.CONTINUE;
+      }
+    });
+  }
+}
