@@ -13,6 +13,9 @@ import java.util.concurrent.TimeUnit;
  * {@code Mcp-Session-Id}, and events never carry a session id, so nothing here hands one session's
  * capability to another. Each stream has its own bounded queue; a watcher that stops reading loses
  * events past {@link #CAPACITY}, never slows a child. At most {@link #MAX_WATCHERS} per session.
+ * Queued events count against the gateway-wide allowance for messages waiting for slow clients
+ * (an event is dropped for a watcher when it is spent); a dropped callback still waits in its
+ * session and is shown first to the next stream opened.
  */
 final class CallbackEvents {
 
@@ -24,22 +27,53 @@ final class CallbackEvents {
   /** One watcher's queue. */
   static final class Watcher {
     private final LinkedBlockingQueue<byte[]> queue = new LinkedBlockingQueue<>(CAPACITY);
+    private final ByteBudget budget;
+    private boolean drained; // guarded by this: nothing is queued after the stream is over
+
+    Watcher(ByteBudget budget) {
+      this.budget = budget;
+    }
 
     /** The next event, null after {@code millis} of silence, or {@link #END} when the gateway stops. */
     byte[] next(long millis) throws InterruptedException {
-      return queue.poll(millis, TimeUnit.MILLISECONDS);
+      byte[] event = queue.poll(millis, TimeUnit.MILLISECONDS);
+      if (event != null) {
+        budget.giveBack(event.length); // END is empty: nothing to give back
+      }
+      return event;
+    }
+
+    /** Queues {@code event} unless the queue is full or the allowance spent. */
+    synchronized void offer(byte[] event) {
+      if (!drained && budget.tryTake(event.length) && !queue.offer(event)) {
+        budget.giveBack(event.length);
+      }
     }
 
     void end() {
-      queue.clear();
+      drain();
       queue.offer(END);
+    }
+
+    /** Gives back what is still queued; the stream is over. */
+    synchronized void drain() {
+      drained = true;
+      for (byte[] left; (left = queue.poll()) != null; ) {
+        budget.giveBack(left.length);
+      }
     }
   }
 
   static final int MAX_WATCHERS = 8;
 
   private final java.util.Map<String, Set<Watcher>> watchers = new ConcurrentHashMap<>();
+  private final ByteBudget queuedBytes;
   private volatile boolean closed;
+
+  /** @param queuedBytes the gateway-wide allowance for messages waiting for slow clients */
+  CallbackEvents(ByteBudget queuedBytes) {
+    this.queuedBytes = queuedBytes;
+  }
 
   /** A watcher of one session's callbacks, or null when it already has {@link #MAX_WATCHERS}. */
   Watcher watch(String sessionId) {
@@ -47,7 +81,7 @@ final class CallbackEvents {
     if (of.size() >= MAX_WATCHERS) {
       return null;
     }
-    Watcher w = new Watcher();
+    Watcher w = new Watcher(queuedBytes);
     of.add(w);
     if (closed) {
       w.end();
@@ -66,6 +100,7 @@ final class CallbackEvents {
     if (of != null) {
       of.remove(w);
     }
+    w.drain();
   }
 
   /** The session ended: its watchers' streams end. */
@@ -88,7 +123,7 @@ final class CallbackEvents {
     }
     byte[] event = event(callback);
     for (Watcher w : of) {
-      w.queue.offer(event);
+      w.offer(event);
     }
   }
 }

@@ -39,7 +39,7 @@ final class Sessions {
   private final ByteBudget queuedBytes = new ByteBudget(QUEUED_BYTES);
   private final ExecutorService closers = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("close-", 0).factory());
   private final ScheduledExecutorService reaper;
-  private final CallbackEvents callbackEvents = new CallbackEvents();
+  private final CallbackEvents callbackEvents = new CallbackEvents(queuedBytes);
   private dev.mcpstdio.host.CallbackChannel callbackChannel; // started with the first session, guarded by this
   private volatile boolean shuttingDown;
 
