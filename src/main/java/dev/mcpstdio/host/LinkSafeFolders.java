@@ -11,7 +11,9 @@ import java.nio.file.SecureDirectoryStream;
 import java.nio.file.attribute.BasicFileAttributeView;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.List;
 
 /**
@@ -82,9 +84,15 @@ public final class LinkSafeFolders {
     }
   }
 
+  /** Folders held open at once while deleting, at most: deeper ones are moved up first. */
+  static final int MAX_DEPTH = 64;
+
   /**
    * Deletes {@code folder} and everything in it; a link inside is deleted as a link. A link at
-   * {@code folder} itself is deleted, not followed. No error when it is absent.
+   * {@code folder} itself is deleted, not followed. No error when it is absent. However deep the
+   * tree (a child may build one to defeat the clean-up), at most {@link #MAX_DEPTH} folders are
+   * open at once: a folder that deep is moved up to the top of the tree under a fresh name and
+   * deleted from there.
    */
   public static void deleteTree(Path folder) throws IOException {
     Path parent = folder.toAbsolutePath().getParent();
@@ -101,40 +109,79 @@ public final class LinkSafeFolders {
       return;
     }
     try (base) {
-      deleteEntry(base, folder.getFileName());
+      Path name = folder.getFileName();
+      SecureDirectoryStream<Path> top = openOrDelete(base, name);
+      if (top == null) {
+        return;
+      }
+      try (top) {
+        Deque<Path> left = new ArrayDeque<>(names(top));
+        while (!left.isEmpty()) {
+          deleteEntry(top, left.pop(), 1, top, left);
+        }
+      }
+      base.deleteDirectory(name);
     }
   }
 
-  private static void deleteEntry(SecureDirectoryStream<Path> dir, Path name) throws IOException {
+  /**
+   * Deletes {@code name} in {@code dir}, {@code depth} folders below {@code top}; a folder at
+   * {@link #MAX_DEPTH} is moved into {@code top} instead and its new name added to {@code left}.
+   */
+  private static void deleteEntry(SecureDirectoryStream<Path> dir, Path name, int depth, SecureDirectoryStream<Path> top,
+      Deque<Path> left) throws IOException {
+    SecureDirectoryStream<Path> sub = openOrDelete(dir, name);
+    if (sub == null) {
+      return;
+    }
+    try (sub) {
+      if (depth >= MAX_DEPTH) {
+        Path moved = Path.of(".deep-" + java.util.HexFormat.of().formatHex(randomBytes()));
+        dir.move(name, top, moved);
+        left.add(moved);
+        return;
+      }
+      for (Path entry : names(sub)) {
+        deleteEntry(sub, entry, depth + 1, top, left);
+      }
+    }
+    dir.deleteDirectory(name);
+  }
+
+  /** The folder {@code name} in {@code dir}, opened; null after deleting it when it is a file or a link. */
+  private static SecureDirectoryStream<Path> openOrDelete(SecureDirectoryStream<Path> dir, Path name) throws IOException {
     BasicFileAttributes attrs;
     try {
       attrs = dir.getFileAttributeView(name, BasicFileAttributeView.class, LinkOption.NOFOLLOW_LINKS).readAttributes();
     } catch (NoSuchFileException e) {
-      return;
+      return null;
     }
     if (!attrs.isDirectory()) {
       dir.deleteFile(name); // a file, or a link: the link itself
-      return;
+      return null;
     }
-    SecureDirectoryStream<Path> sub;
     try {
-      sub = dir.newDirectoryStream(name, LinkOption.NOFOLLOW_LINKS);
+      return dir.newDirectoryStream(name, LinkOption.NOFOLLOW_LINKS);
     } catch (NoSuchFileException e) {
-      return;
+      return null;
     } catch (IOException e) {
       dir.deleteFile(name); // swapped for a link since it was read: the link goes, never its target
-      return;
+      return null;
     }
-    try (sub) {
-      List<Path> names = new ArrayList<>();
-      for (Path entry : sub) {
-        names.add(entry.getFileName());
-      }
-      for (Path entry : names) {
-        deleteEntry(sub, entry);
-      }
+  }
+
+  private static List<Path> names(SecureDirectoryStream<Path> dir) {
+    List<Path> names = new ArrayList<>();
+    for (Path entry : dir) {
+      names.add(entry.getFileName());
     }
-    dir.deleteDirectory(name);
+    return names;
+  }
+
+  private static byte[] randomBytes() {
+    byte[] b = new byte[8];
+    new java.security.SecureRandom().nextBytes(b);
+    return b;
   }
 
   private static void deleteTreeByPath(Path folder) throws IOException {

@@ -93,4 +93,20 @@ class CredentialHandoffTest {
     assertThat(link).doesNotExist();
     assertThat(victim).hasContent("keep me");
   }
+
+  @Test
+  void aTreeDeeperThanTheFoldersHeldOpenIsDeletedToo(@TempDir Path root) throws IOException {
+    Path deep = root.resolve("ws");
+    for (int i = 0; i < LinkSafeFolders.MAX_DEPTH * 3 + 5; i++) {
+      deep = deep.resolve("d");
+    }
+    Files.createDirectories(deep);
+    Files.writeString(deep.resolve("f"), "bottom");
+    Files.createDirectories(root.resolve("ws/side/e"));
+    LinkSafeFolders.deleteTree(root.resolve("ws"));
+    assertThat(root.resolve("ws")).doesNotExist();
+    try (var entries = Files.list(root)) {
+      assertThat(entries).isEmpty(); // nothing moved out of the tree
+    }
+  }
 }
