@@ -59,7 +59,7 @@ public final class CredentialHandoff {
    * @return the file written
    */
   public static Path write(Path workspace, String slug, String value, Instant expiresAt) throws IOException {
-    if (!SLUG.matcher(slug).matches() || slug.contains("..")) {
+    if (!isSlug(slug)) {
       throw new IllegalArgumentException("not a source slug: " + slug);
     }
     Path absolute = workspace.toAbsolutePath();
@@ -72,7 +72,7 @@ public final class CredentialHandoff {
     }
     // the workspace's parent is the host's own folder; from there on every step is link-safe
     try (SecureDirectoryStream<Path> folder = LinkSafeFolders.open(absolute.getParent(),
-        List.of(absolute.getFileName().toString(), "sources", slug), true)) {
+        List.of(absolute.getFileName().toString()), List.of("sources", slug))) { // never recreates the workspace
       if (folder == null) {
         return writeByPath(absolute, slug, json, temp);
       }
@@ -125,6 +125,11 @@ public final class CredentialHandoff {
       Files.deleteIfExists(temp);
     }
     return target;
+  }
+
+  /** True for a source slug: one safe path segment ({@code [A-Za-z0-9][A-Za-z0-9._-]*}, at most 128, no {@code ..}). */
+  public static boolean isSlug(String slug) {
+    return slug != null && SLUG.matcher(slug).matches() && !slug.contains("..");
   }
 
   /** Removes the credential for {@code slug} (a source was disabled); no error when absent. */

@@ -18,8 +18,8 @@ import java.util.List;
 
 /**
  * Folder operations on a tree a child process can change while the host works in it (a session's
- * workspace), safe against a folder being swapped for a symbolic link half-way: each step opens the
- * next folder relative to the one already open ({@code openat} with {@code O_NOFOLLOW}, through
+ * workspace), safe against a folder being swapped for a symbolic link half-way: each step opens or
+ * uses the next entry relative to the folder already open ({@code openat} with {@code O_NOFOLLOW}, through
  * {@link SecureDirectoryStream}), so checking a name and using it cannot be told apart by a race.
  * A link met on the way is refused (when writing) or removed as a link (when deleting); what it
  * points to is never touched.
@@ -32,13 +32,22 @@ public final class LinkSafeFolders {
   private LinkSafeFolders() {}
 
   /**
-   * Opens {@code base} (not itself checked: the caller's trusted folder) and then each of
-   * {@code names} below it, creating missing ones 0700. Null where the platform has no secure
-   * directory streams. The caller closes the returned stream; the ones on the way are closed here.
+   * Opens {@code base} (not itself checked: the caller's trusted folder), then each of
+   * {@code existing} below it, then each of {@code created} below those, creating missing ones
+   * 0700. Null where the platform has no secure directory streams. The caller closes the returned
+   * stream; the ones on the way are closed here.
    *
+   * <p>A missing folder is made by path ({@code mkdir} never follows a link in its last place; a
+   * folder swapped for a link above it can at most get an empty 0700 folder where the link points,
+   * which the relative open then refuses to use).
+   *
+   * @throws NoSuchFileException when one of {@code existing} is missing
    * @throws IOException when a name on the way is a link or not a folder
    */
-  public static SecureDirectoryStream<Path> open(Path base, List<String> names, boolean create) throws IOException {
+  public static SecureDirectoryStream<Path> open(Path base, List<String> existing, List<String> created)
+      throws IOException {
+    List<String> names = new ArrayList<>(existing);
+    names.addAll(created);
     DirectoryStream<Path> top = Files.newDirectoryStream(base);
     if (!(top instanceof SecureDirectoryStream<Path> current)) {
       top.close();
@@ -46,9 +55,10 @@ public final class LinkSafeFolders {
     }
     Path path = base;
     try {
-      for (String name : names) {
+      for (int i = 0; i < names.size(); i++) {
+        String name = names.get(i);
         path = path.resolve(name);
-        if (create) {
+        if (i >= existing.size()) {
           createPrivate(path);
         }
         SecureDirectoryStream<Path> next;
@@ -98,7 +108,7 @@ public final class LinkSafeFolders {
     Path parent = folder.toAbsolutePath().getParent();
     SecureDirectoryStream<Path> base;
     try {
-      base = open(parent, List.of(), false);
+      base = open(parent, List.of(), List.of());
     } catch (NoSuchFileException e) {
       return;
     }

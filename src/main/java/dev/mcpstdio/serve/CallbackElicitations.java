@@ -115,13 +115,16 @@ final class CallbackElicitations {
 
   /**
    * The host handed off {@code slug}'s credential: a {@code notifications/elicitation/complete} for
-   * each URL-mode sign-in to that source the client was asked for, now finished.
+   * each URL-mode sign-in to that source the client was asked for, now finished. Those still open
+   * are forgotten too, so answering their callbacks withdraws nothing, and a late answer from the
+   * client is taken and dropped.
    */
   List<byte[]> signedIn(String slug) {
     List<String> done = new ArrayList<>();
     synchronized (openSignIns) {
       openSignIns.entrySet().removeIf(e -> e.getValue().equals(slug) && done.add(e.getKey()));
     }
+    callbackByRequest.values().removeIf(done::contains);
     return done.stream().map(id -> ("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/elicitation/complete\","
         + "\"params\":{\"elicitationId\":" + Json.quote(id) + "}}").getBytes(StandardCharsets.UTF_8)).toList();
   }

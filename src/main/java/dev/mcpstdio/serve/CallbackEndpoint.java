@@ -118,12 +118,17 @@ final class CallbackEndpoint {
     }
   }
 
+  /** A handed-off credential's value, at most, in characters (OAuth access tokens, JWTs included, are far smaller). */
+  static final int MAX_CREDENTIAL_CHARS = 16 * 1024;
+
   /**
    * Writes the credential in the body ({@code {"value": "...", "expiresAt": "<ISO-8601 instant>"}},
    * no expiry when absent) for source {@code slug} into the session's workspace, where its child
-   * reads it (see {@link dev.mcpstdio.host.CredentialHandoff}), and tells those waiting for that
-   * sign-in ({@link Session#signedIn}). 200 {@code {"written":true,"answered":N}}; 400 for a bad slug
-   * or body; 409 when the session has no workspace. The value never reaches a log: it is one of the
+   * reads it (see {@link SessionWorkspace#handOff}), and tells those waiting for that sign-in
+   * ({@link Session#signedIn}). 200 {@code {"written":true,"answered":N}}; 400 for a bad slug or
+   * body (a value over {@link #MAX_CREDENTIAL_CHARS}); 404 for an unknown or ended session; 409
+   * when the session has no workspace, already holds {@link Session#MAX_SECRETS} secrets, or the
+   * file cannot be written (a link in the way). The value never reaches a log: it is one of the
    * session's secrets from here on.
    */
   void credential(String slug, Request request, Response response, Callback callback) throws IOException {
@@ -131,19 +136,25 @@ final class CallbackEndpoint {
     if (session == null) {
       return;
     }
-    byte[] body = bodies.read(request, response, callback);
+    byte[] body = bodies.read(request, response, callback); // read first: the connection stays usable
     if (body == null) {
       return;
     }
     try {
+      if (!CredentialHandoff.isSlug(slug)) {
+        Replies.error(response, callback, 400, null, ErrorCodes.INVALID_REQUEST,
+            "not a source slug (one path segment of A-Z a-z 0-9 . _ -, at most 128, no ..)");
+        return;
+      }
       JsonSpan all = new JsonSpan(0, body.length);
       String value = Json.isOneObject(body) ? Json.string(body, Json.field(body, all, "value")) : null;
       JsonSpan expiresField = value == null ? null : Json.field(body, all, "expiresAt");
       String expires = expiresField == null ? null : Json.string(body, expiresField);
       Instant expiresAt = expires == null ? null : parseInstant(expires);
-      if (value == null || value.isEmpty() || (expiresField != null && expiresAt == null)) {
-        Replies.error(response, callback, 400, null, ErrorCodes.INVALID_REQUEST,
-            "the body must be {\"value\": \"...\", \"expiresAt\": \"<ISO-8601 instant>\"} (expiresAt optional)");
+      if (value == null || value.isEmpty() || value.length() > MAX_CREDENTIAL_CHARS
+          || (expiresField != null && expiresAt == null)) {
+        Replies.error(response, callback, 400, null, ErrorCodes.INVALID_REQUEST, "the body must be {\"value\": \"...\", "
+            + "\"expiresAt\": \"<ISO-8601 instant>\"} (expiresAt optional; the value 1 to " + MAX_CREDENTIAL_CHARS + " characters)");
         return;
       }
       SessionWorkspace workspace = session.workspace();
@@ -152,11 +163,20 @@ final class CallbackEndpoint {
             "this session has no workspace to hand a credential to (serve runs without --workspace-root)");
         return;
       }
-      session.secret(value);
+      if (!session.secret(value)) {
+        Replies.error(response, callback, session.ended() ? 404 : 409, null, ErrorCodes.INVALID_REQUEST, session.ended()
+            ? "unknown or expired session" : "this session holds " + (Session.MAX_SECRETS - 1) + " credentials already");
+        return;
+      }
       try {
-        CredentialHandoff.write(workspace.folder(), slug, value, expiresAt);
-      } catch (IllegalArgumentException e) {
-        Replies.error(response, callback, 400, null, ErrorCodes.INVALID_REQUEST, e.getMessage());
+        workspace.handOff(slug, value, expiresAt);
+      } catch (java.nio.file.NoSuchFileException e) {
+        Replies.error(response, callback, 404, null, ErrorCodes.UPSTREAM_ERROR, "unknown or expired session");
+        return;
+      } catch (IOException e) {
+        session.log.warn("credential for source " + slug + " not handed off: " + e.getMessage());
+        Replies.error(response, callback, 409, null, ErrorCodes.UPSTREAM_ERROR,
+            "the credential could not be written into the session's workspace (see the gateway's log)");
         return;
       }
       int answered = session.signedIn(slug);

@@ -117,8 +117,12 @@ final class Session implements ChildProcess.Listener {
     return workspace;
   }
 
+  /** Secrets one session may register, at most: its channel token and 32 handed-off credentials. */
+  static final int MAX_SECRETS = 33;
+
   /** Secrets of this session the gateway's log must never show (its channel token, handed-off credentials). */
-  private final java.util.Set<String> secrets = ConcurrentHashMap.newKeySet();
+  private final java.util.Set<String> secrets = new java.util.HashSet<>(); // guarded by itself
+  private boolean secretsForgotten; // guarded by secrets
 
   private static byte[] randomBytes() {
     byte[] b = new byte[16];
@@ -126,17 +130,29 @@ final class Session implements ChildProcess.Listener {
     return b;
   }
 
-  /** Keeps {@code secret} out of the gateway's log until the session ends. */
-  void secret(String secret) {
-    if (secrets.add(secret)) {
-      log.redactor().addSecret(secret);
+  /**
+   * Keeps {@code secret} out of the gateway's log until the session ends; false (nothing kept)
+   * once it has ended, or when it holds {@link #MAX_SECRETS} already.
+   */
+  boolean secret(String secret) {
+    synchronized (secrets) {
+      if (secretsForgotten || (!secrets.contains(secret) && secrets.size() >= MAX_SECRETS)) {
+        return false;
+      }
+      if (secrets.add(secret)) {
+        log.redactor().addSecret(secret);
+      }
+      return true;
     }
   }
 
   /** Lets the log forget this session's secrets; called once it has ended. */
   void forgetSecrets() {
-    secrets.forEach(log.redactor()::removeSecret);
-    secrets.clear();
+    synchronized (secrets) {
+      secretsForgotten = true;
+      secrets.forEach(log.redactor()::removeSecret);
+      secrets.clear();
+    }
   }
 
   void callbacks(CallbackRegistry registry, CallbackEvents events) {
@@ -461,13 +477,15 @@ final class Session implements ChildProcess.Listener {
   }
 
   /**
-   * The host handed off {@code slug}'s credential (the file is written): callbacks waiting for a
-   * sign-in to that source are answered {@code accept}, and the client is told that sign-ins it was
-   * asked for have finished. Answering first withdraws questions the client still shows.
+   * The host handed off {@code slug}'s credential (the file is written): the client is told that
+   * the URL-mode sign-ins to that source it was asked for have finished (whether or not it has
+   * answered them yet: they are not withdrawn as well), and callbacks waiting for a sign-in to that
+   * source are answered {@code accept}.
    *
    * @return how many waiting callbacks were answered
    */
   int signedIn(String slug) {
+    List<byte[]> finished = elicitations.signedIn(slug); // before answering: no withdrawal for these
     int answered = 0;
     CallbackRegistry registry = callbackRegistry;
     for (Callback c : registry == null ? List.<Callback>of() : registry.waiting()) {
@@ -476,7 +494,7 @@ final class Session implements ChildProcess.Listener {
         answered++;
       }
     }
-    for (byte[] complete : elicitations.signedIn(slug)) {
+    for (byte[] complete : finished) {
       toStream(complete, "notifications/elicitation/complete");
     }
     return answered;

@@ -1,10 +1,12 @@
 package dev.mcpstdio.serve;
 
+import dev.mcpstdio.host.CredentialHandoff;
 import dev.mcpstdio.host.LinkSafeFolders;
 import dev.mcpstdio.process.ChildSpec;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
@@ -27,6 +29,7 @@ final class SessionWorkspace {
 
   private final Path folder; // null without --workspace-root
   private final boolean keep;
+  private boolean removed; // guarded by this: no credential is written once the session is over
 
   private SessionWorkspace(Path folder, boolean keep) {
     this.folder = folder;
@@ -79,8 +82,22 @@ final class SessionWorkspace {
     return dir;
   }
 
+  /**
+   * Hands a credential off to the session's child ({@link CredentialHandoff}); never after the
+   * workspace was removed (or, kept, given up with its session), so nothing is left behind.
+   *
+   * @throws NoSuchFileException when the session is over
+   */
+  synchronized Path handOff(String slug, String value, java.time.Instant expiresAt) throws IOException {
+    if (removed || folder == null) {
+      throw new NoSuchFileException(String.valueOf(folder), null, "the session's workspace is gone");
+    }
+    return CredentialHandoff.write(folder, slug, value, expiresAt);
+  }
+
   /** Removes the workspace (unless kept), never following a link out of it, even one made mid-way. */
-  void remove() throws IOException {
+  synchronized void remove() throws IOException {
+    removed = true;
     if (folder != null && !keep) {
       LinkSafeFolders.deleteTree(folder);
     }

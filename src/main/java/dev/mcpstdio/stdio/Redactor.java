@@ -21,17 +21,25 @@ public final class Redactor {
   private static final int MIN_SECRET_LENGTH = 4;
 
   private final List<String> secrets = new CopyOnWriteArrayList<>();
+  private final java.util.Map<String, Integer> holders = new java.util.HashMap<>(); // guarded by this
 
-  /** Registers a literal value that must never appear in logs. Very short values are ignored. */
-  public void addSecret(String secret) {
-    if (secret != null && secret.length() >= MIN_SECRET_LENGTH && !secrets.contains(secret)) {
+  /**
+   * Registers a literal value that must never appear in logs. Very short values are ignored. Each
+   * registration counts: a value registered twice (two sessions handed the same credential, or a
+   * session handed the gateway's own token) stays until it has been removed twice.
+   */
+  public synchronized void addSecret(String secret) {
+    if (secret != null && secret.length() >= MIN_SECRET_LENGTH && holders.merge(secret, 1, Integer::sum) == 1) {
       secrets.add(secret);
     }
   }
 
-  /** Forgets a secret that can no longer appear (a session's token, once the session is gone). */
-  public void removeSecret(String secret) {
-    secrets.remove(secret);
+  /** Gives up one registration of a secret that can no longer appear (a session's, once it is gone). */
+  public synchronized void removeSecret(String secret) {
+    Integer left = secret == null ? null : holders.computeIfPresent(secret, (k, n) -> n == 1 ? null : n - 1);
+    if (left == null) {
+      secrets.remove(secret);
+    }
   }
 
   public String scrub(String text) {

@@ -152,12 +152,39 @@ class ServeCallbacksTest {
       assertThat(putCredential(serve, session, "crm", "{\"value\":\"x\",\"expiresAt\":\"tomorrow\"}").statusCode())
           .isEqualTo(400);
       assertThat(putCredential(serve, session, "crm", "{\"value\":42}").statusCode()).isEqualTo(400);
-      assertThat(putCredential(serve, session, "..", "{\"value\":\"x\"}").statusCode()).isIn(400, 404);
-      assertThat(putCredential(serve, session, "a%2Fb", "{\"value\":\"x\"}").statusCode()).isEqualTo(400);
+      for (String slug : new String[] {"a..b", ".x", "-x", "x".repeat(129)}) { // reach the handler; all refused there
+        HttpResponse<String> bad = putCredential(serve, session, slug, "{\"value\":\"x\"}");
+        assertThat(bad.statusCode()).as(slug).isEqualTo(400);
+        assertThat(bad.body()).as(slug).contains("not a source slug");
+      }
+      assertThat(putCredential(serve, session, "crm", "{\"value\":\"" + "v".repeat(CallbackEndpoint.MAX_CREDENTIAL_CHARS + 1)
+          + "\"}").statusCode()).isEqualTo(400);
       assertThat(putCredential(serve, "no-such-session", "crm", "{\"value\":\"x\"}").statusCode()).isEqualTo(404);
       HttpResponse<String> get = serve.http.send(HttpRequest.newBuilder(serve.url.resolve("/credentials/crm"))
           .header("Mcp-Session-Id", session).build(), HttpResponse.BodyHandlers.ofString());
       assertThat(get.statusCode()).isEqualTo(405); // a credential is handed off, never read back
+    }
+  }
+
+  @Test
+  void aCredentialHandedOffWhileTheClientStillShowsTheSignInFinishesItInsteadOfWithdrawingIt(@TempDir Path root)
+      throws Exception {
+    ServeConfig config = ServeHarness.config(signInChild())
+        .withLaunch(new ServeConfig.SessionLaunch(List.of("sh", "{workspaceRoot}"), root, false));
+    try (ServeHarness serve = ServeHarness.start(config)) {
+      String session = serve.initialize(ServeHarness.INIT.replace("\"elicitation\":{}", "\"elicitation\":{\"form\":{},\"url\":{}}"));
+      Iterator<String> lines = serve.openStream(session).body().iterator();
+      String ask = ServeHarness.nextEvent(lines);
+      assertThat(ask).contains("\"mode\":\"url\"").contains("\"url\":\"https://crm.example/login\"")
+          .contains("\"elicitationId\":\"a1\"");
+      assertThat(putCredential(serve, session, "crm", "{\"value\":\"fresh-token\"}").body())
+          .isEqualTo("{\"written\":true,\"answered\":1}");
+      assertThat(ServeHarness.nextEvent(lines)) // the next event: finished, not cancelled
+          .isEqualTo("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/elicitation/complete\",\"params\":{\"elicitationId\":\"a1\"}}");
+      String requestId = ask.replaceAll(".*\"id\":(\"mcp-stdio-cb-[0-9]+\").*", "$1");
+      assertThat(serve.post(session, "{\"jsonrpc\":\"2.0\",\"id\":" + requestId + ",\"result\":{\"action\":\"accept\"}}", true)
+          .statusCode()).isEqualTo(202); // the client's late answer is taken, and goes nowhere
+      serve.awaitLog("reply channel said: {\"id\":\"a1\",\"reply\":{\"action\":\"accept\"}} 200");
     }
   }
 

@@ -131,7 +131,12 @@ final class ServeHarness implements AutoCloseable {
 
   /** Initializes a session (JSON reply) and sends notifications/initialized; returns the session id. */
   String initialize() throws IOException, InterruptedException {
-    HttpResponse<String> r = post(null, INIT, false);
+    return initialize(INIT);
+  }
+
+  /** The same with an initialize request of the test's own (other capabilities). */
+  String initialize(String init) throws IOException, InterruptedException {
+    HttpResponse<String> r = post(null, init, false);
     if (r.statusCode() != 200) {
       throw new AssertionError("initialize: " + r.statusCode() + " " + r.body() + "\nlog:\n" + log());
     }

@@ -127,6 +127,7 @@ class ServeSessionExampleTest {
       McpSchema.ElicitUrlRequest signIn = signIns.getFirst();
       assertThat(signIn.url()).isEqualTo("https://crm.example/login");
       assertThat(signIn.message()).isEqualTo("Sign in to the CRM to look up ACME");
+      serve.awaitLog("waiting for the host to hand off the crm credential"); // the child got the client's accept
       assertThat(lookup).isNotDone(); // the tool waits for the sign-in to finish, not for the consent
 
       // the host finished the sign-in: it hands the credential off to the session's server
@@ -181,6 +182,39 @@ class ServeSessionExampleTest {
       McpSchema.CallToolResult result = call(client, "submit_plan", Map.of("title", "Unattended", "steps", List.of()));
       assertThat(result.isError()).isTrue();
       assertThat(text(result)).startsWith("No decision on the plan in time");
+    }
+  }
+
+  @Test
+  void aCredentialHandedOffBeforeTheClientAnswersStillFinishesItsSignIn() throws Exception {
+    java.util.concurrent.CountDownLatch handedOff = new java.util.concurrent.CountDownLatch(1);
+    try (ServeHarness serve = serve(Duration.ofSeconds(60));
+        McpSyncClient client = client(serve, spec -> spec
+            .capabilities(McpSchema.ClientCapabilities.builder().elicitation(true, true).build())
+            .elicitation(request -> new McpSchema.ElicitResult(McpSchema.ElicitResult.Action.DECLINE, Map.of()))
+            .urlElicitation(request -> {
+              signIns.add(request);
+              try {
+                handedOff.await(30, TimeUnit.SECONDS); // the user finished before the client answered
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+              return new McpSchema.ElicitResult(McpSchema.ElicitResult.Action.ACCEPT, null);
+            })
+            .elicitationCompleteConsumer(completed::add))) {
+      client.initialize();
+      CompletableFuture<McpSchema.CallToolResult> lookup = callLater(client, "crm_lookup", Map.of("customer", "ACME"));
+      Await.until("the client to be asked to sign in", Duration.ofSeconds(30), () -> !signIns.isEmpty());
+      HttpResponse<String> handoff = serve.http.send(HttpRequest.newBuilder(serve.url.resolve("/credentials/crm"))
+          .header("Mcp-Session-Id", sessionId.get()).PUT(HttpRequest.BodyPublishers.ofString("{\"value\":\"early-token\"}"))
+          .build(), HttpResponse.BodyHandlers.ofString());
+      assertThat(handoff.body()).isEqualTo("{\"written\":true,\"answered\":1}");
+      assertThat(text(lookup.get(30, TimeUnit.SECONDS))).startsWith("Customer ACME:");
+      Await.until("the client to hear the sign-in finished", Duration.ofSeconds(10), () -> !completed.isEmpty());
+      assertThat(completed).singleElement()
+          .satisfies(c -> assertThat(c.elicitationId()).isEqualTo(signIns.getFirst().elicitationId()));
+      handedOff.countDown(); // the client's late accept is taken by the gateway and goes nowhere
+      assertThat(text(call(client, "crm_lookup", Map.of("customer", "Initech")))).startsWith("Customer Initech:");
     }
   }
 }

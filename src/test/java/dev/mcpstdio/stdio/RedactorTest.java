@@ -93,6 +93,18 @@ class RedactorTest {
   }
 
   @Test
+  void aSecretRegisteredTwiceStaysUntilBothRegistrationsAreGivenUp() {
+    redactor.addSecret("shared-credential"); // the configuration's, or a first session's
+    redactor.addSecret("shared-credential"); // a second session handed the same value
+    redactor.removeSecret("shared-credential"); // the second session ends
+    assertThat(redactor.scrub("x shared-credential y")).isEqualTo("x <redacted> y");
+    redactor.removeSecret("shared-credential");
+    assertThat(redactor.scrub("x shared-credential y")).isEqualTo("x shared-credential y");
+    redactor.removeSecret("never-registered"); // harmless
+    redactor.removeSecret(null);
+  }
+
+  @Test
   void secretAddedTwiceIsHarmless() {
     redactor.addSecret("sekrit");
     redactor.addSecret("sekrit");

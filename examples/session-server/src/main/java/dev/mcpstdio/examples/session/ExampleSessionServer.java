@@ -51,8 +51,11 @@ public final class ExampleSessionServer {
 
   static final String NAME = "mcp-stdio-example-session-server";
 
-  /** How long a tool waits for a person; the host's own --callback-timeout normally decides first. */
-  private static final Duration DECISION_WAIT = Duration.ofMinutes(10);
+  /**
+   * How long a tool waits for a decision (the host's --callback-timeout, 120 s by default, normally
+   * ends it first), and then for a credential after the user accepted to sign in.
+   */
+  private static final Duration DECISION_WAIT = Duration.ofMinutes(2);
 
   private final SessionContext session;
   private final McpJsonMapper json;
@@ -157,6 +160,7 @@ public final class ExampleSessionServer {
         if (!action(reply).equals("accept")) {
           return error("The user did not sign in to the CRM.");
         }
+        System.err.println("waiting for the host to hand off the crm credential"); // stderr: the host's log
         credential = session.awaitCredentials("crm", DECISION_WAIT); // accepting only means the sign-in began
       }
       if (credential.isEmpty()) {
