@@ -1,0 +1,194 @@
+package dev.mcpstdio.oauth;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import java.io.IOException;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * What a token endpoint answered (RFC 6749 §5), read the way real servers send it: JSON, or
+ * form-encoded (GitHub; the first of repeated keys wins); an {@code error} in a 200 is an error;
+ * {@code expires_in} as a number or a numeric string. Everything the server wrote that may reach a
+ * log (error codes and descriptions) is cut down to RFC 6749's safe characters and 200 of them; a
+ * token that could break a header (CR, LF, NUL or another control character) is refused. The
+ * access token itself never appears in a message.
+ */
+public sealed interface TokenResponse {
+
+  /** A token was issued. {@code expiresIn} is null when the server gave no usable lifetime. */
+  record Granted(String accessToken, String tokenType, Long expiresIn, String refreshToken, String scope, String idToken,
+      List<String> warnings) implements TokenResponse {
+    @Override
+    public String toString() {
+      return "Granted[tokenType=" + tokenType + ", expiresIn=" + expiresIn + ", scope=" + scope
+          + ", refreshable=" + (refreshToken != null) + "]";
+    }
+  }
+
+  /** The server refused (RFC 6749 §5.2); the strings are sanitised. */
+  record Refused(int status, String error, String description) implements TokenResponse {
+    /** A refusal worth retrying: the server is busy or failing, not saying the grant is bad. */
+    public boolean retryable() {
+      return status >= 500 || status == 429 || "temporarily_unavailable".equals(error) || "server_error".equals(error);
+    }
+
+    /** The message for people, e.g. {@code invalid_grant: refresh token expired (HTTP 400)}. */
+    public String describe() {
+      return (error == null ? "error" : error) + (description == null ? "" : ": " + description) + " (HTTP " + status + ")";
+    }
+  }
+
+  /** The answer cannot be used (not JSON or a form, no access token...). */
+  record Unusable(int status, String reason) implements TokenResponse {}
+
+  /** A field value cut to this many characters before it may be shown. */
+  int MAX_SHOWN = 200;
+
+  static TokenResponse parse(int status, String contentType, byte[] body) {
+    String type = contentType == null ? "" : contentType.toLowerCase(Locale.ROOT).split(";", 2)[0].strip();
+    Map<String, Object> fields;
+    if (type.equals("application/json") || type.endsWith("+json")) {
+      fields = Parsing.json(body);
+      if (fields == null) {
+        return new Unusable(status, "the token endpoint's JSON is not one object (HTTP " + status + ")");
+      }
+    } else if (type.equals("application/x-www-form-urlencoded")) {
+      fields = Parsing.form(body);
+    } else if (status / 100 != 2) {
+      return new Refused(status, null, null);
+    } else {
+      return new Unusable(status, "the token endpoint answered " + (type.isEmpty() ? "no content type"
+          : Parsing.safe(type)) + ", not JSON");
+    }
+    Object error = fields.get("error");
+    if (error != null) {
+      return new Refused(status, Parsing.safe(String.valueOf(error)), Parsing.safe(string(fields.get("error_description"))));
+    }
+    if (status / 100 != 2) {
+      return new Refused(status, null, null);
+    }
+    String access = string(fields.get("access_token"));
+    if (access == null || access.isEmpty()) {
+      return new Unusable(status, "the token endpoint's answer has no access_token");
+    }
+    if (access.chars().anyMatch(c -> c < 0x20 || c == 0x7f)) {
+      return new Unusable(status, "the access token holds control characters; refused before it becomes a header");
+    }
+    List<String> warnings = new ArrayList<>();
+    String tokenType = string(fields.get("token_type"));
+    if (tokenType == null || tokenType.isBlank()) {
+      tokenType = "Bearer";
+    } else if (!tokenType.equalsIgnoreCase("bearer")) {
+      warnings.add("the token type is " + Parsing.safe(tokenType) + ", not Bearer; sending it as a bearer token");
+      tokenType = "Bearer";
+    }
+    Long expiresIn = Parsing.seconds(fields.get("expires_in"));
+    if (fields.get("expires_in") != null && expiresIn == null) {
+      warnings.add("the token's expires_in is not a positive number; treating it as not expiring until a 401");
+    }
+    return new Granted(access, tokenType, expiresIn, blankToNull(string(fields.get("refresh_token"))),
+        blankToNull(string(fields.get("scope"))), blankToNull(string(fields.get("id_token"))), List.copyOf(warnings));
+  }
+
+  private static String string(Object v) {
+    return v == null ? null : String.valueOf(v);
+  }
+
+  private static String blankToNull(String s) {
+    return s == null || s.isBlank() ? null : s;
+  }
+
+  /** Reading helpers, kept off the interface's API. */
+  final class Parsing {
+    private static final JsonFactory JSON = JsonFactory.builder().build();
+
+    private Parsing() {}
+
+    /** The top-level fields of one JSON object (scalars as String, Long, Double, Boolean; others as a marker); null when it is not one. */
+    static Map<String, Object> json(byte[] body) {
+      Map<String, Object> out = new LinkedHashMap<>();
+      try (JsonParser p = JSON.createParser(body)) {
+        if (p.nextToken() != JsonToken.START_OBJECT) {
+          return null;
+        }
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+          String name = p.currentName();
+          JsonToken t = p.nextToken();
+          Object value = switch (t) {
+            case VALUE_STRING -> p.getText();
+            case VALUE_NUMBER_INT -> p.getLongValue();
+            case VALUE_NUMBER_FLOAT -> p.getDoubleValue();
+            case VALUE_TRUE, VALUE_FALSE -> t == JsonToken.VALUE_TRUE;
+            case VALUE_NULL -> null;
+            default -> {
+              p.skipChildren();
+              yield List.of(); // an object or array: present, and never a token
+            }
+          };
+          if (value != null) {
+            out.putIfAbsent(name, value);
+          }
+        }
+        return p.nextToken() == null ? out : null;
+      } catch (IOException | RuntimeException e) {
+        return null;
+      }
+    }
+
+    /** {@code a=1&b=2}; the first of repeated keys wins. */
+    static Map<String, Object> form(byte[] body) {
+      Map<String, Object> out = new LinkedHashMap<>();
+      for (String pair : new String(body, StandardCharsets.UTF_8).split("&")) {
+        if (pair.isEmpty()) {
+          continue;
+        }
+        int eq = pair.indexOf('=');
+        try {
+          String key = URLDecoder.decode(eq < 0 ? pair : pair.substring(0, eq), StandardCharsets.UTF_8);
+          String value = eq < 0 ? "" : URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
+          out.putIfAbsent(key, value);
+        } catch (IllegalArgumentException e) {
+          // a broken escape: that pair is skipped
+        }
+      }
+      return out;
+    }
+
+    /** A positive whole number of seconds from a number or a numeric string; null otherwise. */
+    static Long seconds(Object v) {
+      double d;
+      if (v instanceof Number n) {
+        d = n.doubleValue();
+      } else if (v instanceof String s) {
+        try {
+          d = Double.parseDouble(s.strip());
+        } catch (NumberFormatException e) {
+          return null;
+        }
+      } else {
+        return null;
+      }
+      return Double.isFinite(d) && d >= 1 && d < 1e12 ? (long) d : null;
+    }
+
+    /** RFC 6749's error characters only (printable ASCII but {@code "} and {@code \}), at most {@link #MAX_SHOWN}. */
+    static String safe(String text) {
+      if (text == null) {
+        return null;
+      }
+      StringBuilder out = new StringBuilder();
+      for (int i = 0; i < text.length() && out.length() < MAX_SHOWN; i++) {
+        char c = text.charAt(i);
+        out.append(c >= 0x20 && c <= 0x7e && c != '"' && c != '\\' ? c : '?');
+      }
+      return out.toString();
+    }
+  }
+}
