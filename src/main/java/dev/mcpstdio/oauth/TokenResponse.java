@@ -1,9 +1,5 @@
 package dev.mcpstdio.oauth;
 
-import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonToken;
-import java.io.IOException;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -69,7 +65,8 @@ public sealed interface TokenResponse {
     }
     Object error = fields.get("error");
     if (error != null) {
-      return new Refused(status, Parsing.safe(String.valueOf(error)), Parsing.safe(string(fields.get("error_description"))));
+      return new Refused(status, Parsing.safe(error instanceof String e ? e : "invalid error field"),
+          Parsing.safe(string(fields.get("error_description"))));
     }
     if (status / 100 != 2) {
       return new Refused(status, null, null);
@@ -97,8 +94,9 @@ public sealed interface TokenResponse {
         blankToNull(string(fields.get("scope"))), blankToNull(string(fields.get("id_token"))), List.copyOf(warnings));
   }
 
+  /** A string field; any other kind (a number, an array) is as good as absent. */
   private static String string(Object v) {
-    return v == null ? null : String.valueOf(v);
+    return v instanceof String s ? s : null;
   }
 
   private static String blankToNull(String s) {
@@ -107,39 +105,11 @@ public sealed interface TokenResponse {
 
   /** Reading helpers, kept off the interface's API. */
   final class Parsing {
-    private static final JsonFactory JSON = JsonFactory.builder().build();
-
     private Parsing() {}
 
-    /** The top-level fields of one JSON object (scalars as String, Long, Double, Boolean; others as a marker); null when it is not one. */
+    /** The top-level fields of one JSON object; null when it is not one. */
     static Map<String, Object> json(byte[] body) {
-      Map<String, Object> out = new LinkedHashMap<>();
-      try (JsonParser p = JSON.createParser(body)) {
-        if (p.nextToken() != JsonToken.START_OBJECT) {
-          return null;
-        }
-        while (p.nextToken() == JsonToken.FIELD_NAME) {
-          String name = p.currentName();
-          JsonToken t = p.nextToken();
-          Object value = switch (t) {
-            case VALUE_STRING -> p.getText();
-            case VALUE_NUMBER_INT -> p.getLongValue();
-            case VALUE_NUMBER_FLOAT -> p.getDoubleValue();
-            case VALUE_TRUE, VALUE_FALSE -> t == JsonToken.VALUE_TRUE;
-            case VALUE_NULL -> null;
-            default -> {
-              p.skipChildren();
-              yield List.of(); // an object or array: present, and never a token
-            }
-          };
-          if (value != null) {
-            out.putIfAbsent(name, value);
-          }
-        }
-        return p.nextToken() == null ? out : null;
-      } catch (IOException | RuntimeException e) {
-        return null;
-      }
+      return OAuthJson.object(body);
     }
 
     /** {@code a=1&b=2}; the first of repeated keys wins. */

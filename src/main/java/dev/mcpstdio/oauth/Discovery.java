@@ -1,0 +1,257 @@
+package dev.mcpstdio.oauth;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Finds out where and how to log in to an MCP server (MCP authorization, 2025-11-25 and later;
+ * reference inventory §3.2):
+ *
+ * <ol>
+ *   <li>the protected-resource metadata (RFC 9728): the {@code resource_metadata} hint of a 401,
+ *       then the path-aware well-known URL, then the host root's; the first document naming a
+ *       usable authorization server wins;
+ *   <li>that server's metadata (RFC 8414, path inserted; then OpenID Connect discovery, path
+ *       inserted and appended), tried for the named server, then the MCP server's origin, then the
+ *       MCP URL itself (issuers with paths: Keycloak realms, Cognito pools);
+ *   <li>failing all metadata, the default endpoints {@code /authorize}, {@code /token} and
+ *       {@code /register} on the authorization server's base (2025-03-26), with the issuer pinned to
+ *       that base so the RFC 9207 check stays on.
+ * </ol>
+ *
+ * <p>Every URL taken from a document passes {@link EndpointGuard} first; a metadata document whose
+ * issuer is on another origin than the one asked is discarded (mix-up defence). Discovery sends
+ * no credentials and follows no redirects. What it had to work around is in
+ * {@link Result#warnings()}, for the log.
+ */
+public final class Discovery {
+
+  /** The protected resource's metadata (RFC 9728), the parts the client uses. */
+  public record ResourceMetadata(String resource, String authorizationServer, List<String> scopesSupported) {}
+
+  /** The authorization server: where to send the user and the client, and what it supports. */
+  public record ServerMetadata(
+      String issuer,
+      URI authorizationEndpoint,
+      URI tokenEndpoint,
+      URI registrationEndpoint,
+      URI deviceAuthorizationEndpoint,
+      URI revocationEndpoint,
+      List<String> tokenEndpointAuthMethods,
+      List<String> codeChallengeMethods,
+      List<String> scopesSupported,
+      boolean issParameterSupported,
+      boolean clientIdMetadataDocumentSupported,
+      boolean fromMetadata) {}
+
+  /** What discovery found. {@code resource} is null when the server publishes no resource metadata. */
+  public record Result(ResourceMetadata resource, ServerMetadata server, List<String> warnings) {}
+
+  private final OAuthHttp http;
+
+  public Discovery(OAuthHttp http) {
+    this.http = http;
+  }
+
+  /**
+   * @param serverUrl the MCP server's URL (the trust anchor the operator chose)
+   * @param hint the {@code resource_metadata} of a 401's challenge, or null
+   */
+  public Result discover(String serverUrl, String hint) throws InterruptedException {
+    List<String> warnings = new ArrayList<>();
+    URI server = URI.create(serverUrl.strip());
+    ResourceMetadata prm = resourceMetadata(server, hint, warnings);
+    Set<String> issuers = new LinkedHashSet<>();
+    if (prm != null) {
+      issuers.add(prm.authorizationServer());
+    }
+    issuers.add(origin(server));
+    issuers.add(withoutQuery(server));
+    for (String issuer : issuers) {
+      ServerMetadata found = serverMetadata(issuer, warnings);
+      if (found != null) {
+        return new Result(prm, found, List.copyOf(warnings));
+      }
+    }
+    String base = prm != null ? prm.authorizationServer() : origin(server);
+    warnings.add("no authorization server metadata found; using the default endpoints of " + base);
+    return new Result(prm, defaults(base), List.copyOf(warnings));
+  }
+
+  // ------------------------------------------------------------------ RFC 9728
+
+  private ResourceMetadata resourceMetadata(URI server, String hint, List<String> warnings) throws InterruptedException {
+    List<String> candidates = new ArrayList<>();
+    if (hint != null) {
+      String refusal = EndpointGuard.refusal(hint);
+      if (refusal == null) {
+        candidates.add(hint);
+      } else {
+        warnings.add("ignoring the resource_metadata hint: " + refusal);
+      }
+    }
+    String path = trimSlashes(server.getRawPath());
+    String query = server.getRawQuery() == null ? "" : "?" + server.getRawQuery();
+    if (!path.isEmpty()) {
+      candidates.add(origin(server) + "/.well-known/oauth-protected-resource" + path + query);
+    }
+    candidates.add(origin(server) + "/.well-known/oauth-protected-resource");
+    for (String candidate : new LinkedHashSet<>(candidates)) {
+      Map<String, Object> doc = fetch(candidate);
+      if (doc == null) {
+        continue;
+      }
+      String resource = OAuthJson.string(doc, "resource");
+      if (resource != null && !sameResource(resource, server)) {
+        warnings.add("the resource metadata names " + resource + ", not " + withoutQuery(server) + "; continuing");
+      }
+      for (String as : OAuthJson.strings(doc, "authorization_servers")) {
+        String refusal = EndpointGuard.refusal(as);
+        if (refusal != null) {
+          warnings.add("skipping authorization server " + as + ": " + refusal);
+          continue;
+        }
+        if (!origin(URI.create(as)).equals(origin(server))) {
+          warnings.add("the authorization server " + as + " is on another origin than the MCP server; "
+              + "abort if you did not expect federation");
+        }
+        return new ResourceMetadata(resource, trimTrailingSlash(as), OAuthJson.strings(doc, "scopes_supported"));
+      }
+      warnings.add("the resource metadata at " + candidate + " names no usable authorization server");
+    }
+    return null;
+  }
+
+  // ------------------------------------------------------------------ RFC 8414 / OIDC
+
+  private ServerMetadata serverMetadata(String issuer, List<String> warnings) throws InterruptedException {
+    URI base = URI.create(issuer);
+    String path = trimSlashes(base.getRawPath());
+    String origin = origin(base);
+    List<String> candidates = path.isEmpty()
+        ? List.of(origin + "/.well-known/oauth-authorization-server", origin + "/.well-known/openid-configuration")
+        : List.of(origin + "/.well-known/oauth-authorization-server" + path, origin + "/.well-known/openid-configuration" + path,
+            origin + path + "/.well-known/openid-configuration");
+    for (String candidate : candidates) {
+      Map<String, Object> doc = fetch(candidate);
+      if (doc == null) {
+        continue;
+      }
+      String declared = OAuthJson.string(doc, "issuer");
+      if (declared != null && EndpointGuard.refusal(declared) == null && !origin(URI.create(declared)).equals(origin)) {
+        warnings.add("discarding the metadata at " + candidate + ": its issuer " + declared + " is on another origin");
+        continue;
+      }
+      if (declared != null && !trimTrailingSlash(declared).equals(trimTrailingSlash(issuer))) {
+        warnings.add("the metadata at " + candidate + " names issuer " + declared + ", not " + issuer + "; continuing");
+      }
+      String pinned = declared != null && EndpointGuard.refusal(declared) == null ? declared : issuer;
+      return new ServerMetadata(pinned,
+          required(doc, "authorization_endpoint", issuer, "/authorize", warnings),
+          required(doc, "token_endpoint", issuer, "/token", warnings),
+          optional(doc, "registration_endpoint", warnings),
+          optional(doc, "device_authorization_endpoint", warnings),
+          optional(doc, "revocation_endpoint", warnings),
+          OAuthJson.strings(doc, "token_endpoint_auth_methods_supported"),
+          OAuthJson.strings(doc, "code_challenge_methods_supported"),
+          OAuthJson.strings(doc, "scopes_supported"),
+          Boolean.TRUE.equals(doc.get("authorization_response_iss_parameter_supported")),
+          Boolean.TRUE.equals(doc.get("client_id_metadata_document_supported")),
+          true);
+    }
+    return null;
+  }
+
+  /** An endpoint the flows need: the declared one when it is safe, else the default path on the issuer. */
+  private static URI required(Map<String, Object> doc, String field, String issuer, String defaultPath, List<String> warnings) {
+    String declared = OAuthJson.string(doc, field);
+    String refusal = declared == null ? "missing" : EndpointGuard.refusal(declared);
+    if (refusal == null) {
+      return URI.create(declared);
+    }
+    warnings.add("the " + field + " is unusable (" + refusal + "); using " + trimTrailingSlash(issuer) + defaultPath);
+    return URI.create(trimTrailingSlash(issuer) + defaultPath);
+  }
+
+  private static URI optional(Map<String, Object> doc, String field, List<String> warnings) {
+    String declared = OAuthJson.string(doc, field);
+    if (declared == null) {
+      return null;
+    }
+    String refusal = EndpointGuard.refusal(declared);
+    if (refusal != null) {
+      warnings.add("ignoring the " + field + " (" + refusal + ")");
+      return null;
+    }
+    return URI.create(declared);
+  }
+
+  static ServerMetadata defaults(String base) {
+    String b = trimTrailingSlash(base);
+    return new ServerMetadata(b, URI.create(b + "/authorize"), URI.create(b + "/token"), URI.create(b + "/register"),
+        null, null, List.of(), List.of(), List.of(), false, false, false);
+  }
+
+  /** The JSON object at {@code url}; null for anything else (an error, a redirect, not JSON, unreachable). */
+  private Map<String, Object> fetch(String url) throws InterruptedException {
+    if (EndpointGuard.refusal(url) != null) {
+      return null;
+    }
+    try {
+      OAuthHttp.Answer a = http.get(URI.create(url), Map.of("MCP-Protocol-Version", "2025-11-25"));
+      return a.ok() ? OAuthJson.object(a.body()) : null;
+    } catch (IOException | IllegalArgumentException e) {
+      return null; // unreachable or malformed: the next candidate
+    }
+  }
+
+  // ------------------------------------------------------------------ URLs
+
+  static String origin(URI uri) {
+    String scheme = uri.getScheme().toLowerCase(Locale.ROOT);
+    String host = uri.getHost().toLowerCase(Locale.ROOT);
+    if (host.contains(":") && !host.startsWith("[")) {
+      host = "[" + host + "]";
+    }
+    int port = uri.getPort();
+    boolean defaultPort = port == -1 || (scheme.equals("https") && port == 443) || (scheme.equals("http") && port == 80);
+    return scheme + "://" + host + (defaultPort ? "" : ":" + port);
+  }
+
+  private static String withoutQuery(URI uri) {
+    return origin(uri) + trimSlashes(uri.getRawPath());
+  }
+
+  private static boolean sameResource(String declared, URI server) {
+    try {
+      URI d = new URI(declared);
+      return d.getHost() != null && (origin(d) + trimSlashes(d.getRawPath())).equals(withoutQuery(server));
+    } catch (URISyntaxException e) {
+      return false;
+    }
+  }
+
+  /** A path without trailing slashes, with one leading slash when not empty. */
+  private static String trimSlashes(String path) {
+    String p = path == null ? "" : path;
+    while (p.endsWith("/")) {
+      p = p.substring(0, p.length() - 1);
+    }
+    return p.isEmpty() || p.startsWith("/") ? p : "/" + p;
+  }
+
+  private static String trimTrailingSlash(String url) {
+    String u = url;
+    while (u.endsWith("/")) {
+      u = u.substring(0, u.length() - 1);
+    }
+    return u;
+  }
+}
