@@ -44,6 +44,9 @@ public sealed interface TokenResponse {
   /** The answer cannot be used (not JSON or a form, no access token...). */
   record Unusable(int status, String reason) implements TokenResponse {}
 
+  /** The token endpoint could not be reached (or answered too slowly): worth another try. */
+  record Unreachable(String reason) implements TokenResponse {}
+
   /** A field value cut to this many characters before it may be shown. */
   int MAX_SHOWN = 200;
 

@@ -1,0 +1,84 @@
+package dev.mcpstdio.oauth;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Requests to an authorization server's token endpoint (RFC 6749 §4.1.3, §4.4, §6; RFC 8707): the
+ * authorization-code exchange with the PKCE verifier, refresh, and client credentials, each with
+ * the {@code resource} indicator unless it is null, and the client authenticated the way it
+ * registered: {@code client_id} alone ({@code none}), with {@code client_secret} in the form
+ * ({@code client_secret_post}), or in HTTP Basic with both parts form-encoded first
+ * ({@code client_secret_basic}, RFC 6749 §2.3.1).
+ */
+public final class TokenEndpoint {
+
+  private final OAuthHttp http;
+
+  public TokenEndpoint(OAuthHttp http) {
+    this.http = http;
+  }
+
+  public TokenResponse exchangeCode(URI endpoint, ClientIdentity client, String code, String redirectUri, String verifier,
+      String resource) throws InterruptedException {
+    Map<String, String> form = new LinkedHashMap<>();
+    form.put("grant_type", "authorization_code");
+    form.put("code", code);
+    form.put("redirect_uri", redirectUri);
+    form.put("code_verifier", verifier);
+    form.put("resource", resource);
+    return post(endpoint, form, client);
+  }
+
+  /** A refresh; {@code scope} null keeps the grant's scope. */
+  public TokenResponse refresh(URI endpoint, ClientIdentity client, String refreshToken, String scope, String resource)
+      throws InterruptedException {
+    Map<String, String> form = new LinkedHashMap<>();
+    form.put("grant_type", "refresh_token");
+    form.put("refresh_token", refreshToken);
+    form.put("scope", scope);
+    form.put("resource", resource);
+    return post(endpoint, form, client);
+  }
+
+  public TokenResponse clientCredentials(URI endpoint, ClientIdentity client, String scope, String resource)
+      throws InterruptedException {
+    Map<String, String> form = new LinkedHashMap<>();
+    form.put("grant_type", "client_credentials");
+    form.put("scope", scope);
+    form.put("resource", resource);
+    return post(endpoint, form, client);
+  }
+
+  /** A grant at the endpoint with the client's authentication added. */
+  TokenResponse post(URI endpoint, Map<String, String> form, ClientIdentity client) throws InterruptedException {
+    Map<String, String> headers = new LinkedHashMap<>();
+    if (client.authMethod().equals(ClientIdentity.BASIC)) {
+      String pair = URLEncoder.encode(client.clientId(), StandardCharsets.UTF_8) + ":"
+          + URLEncoder.encode(client.clientSecret(), StandardCharsets.UTF_8);
+      headers.put("Authorization", "Basic " + Base64.getEncoder().encodeToString(pair.getBytes(StandardCharsets.UTF_8)));
+    } else {
+      form.put("client_id", client.clientId());
+      if (client.authMethod().equals(ClientIdentity.POST)) {
+        form.put("client_secret", client.clientSecret());
+      }
+    }
+    try {
+      OAuthHttp.Answer a = http.postForm(endpoint, form, headers);
+      if (a.status() / 100 == 3) {
+        return new TokenResponse.Unusable(a.status(), "the token endpoint answered with a redirect, which is not followed");
+      }
+      return TokenResponse.parse(a.status(), a.contentType(), a.body());
+    } catch (HttpTimeoutException e) {
+      return new TokenResponse.Unreachable("the token endpoint did not answer in time");
+    } catch (IOException e) {
+      return new TokenResponse.Unreachable("cannot reach the token endpoint (" + e.getClass().getSimpleName() + ")");
+    }
+  }
+}
