@@ -41,7 +41,7 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
 public final class FakeMcpServer implements AutoCloseable {
 
   /** One recorded HTTP exchange. Header names are lower case. */
-  public record Exchange(int seq, String method, String path, Map<String, String> headers, byte[] body) {
+  public record Exchange(int seq, String method, String path, Map<String, String> headers, byte[] body, String query) {
 
     public String header(String name) {
       return headers.get(name.toLowerCase(Locale.ROOT));
@@ -339,7 +339,8 @@ public final class FakeMcpServer implements AutoCloseable {
       headers.merge(f.getLowerCaseName(), f.getValue(), (a, b) -> a + ", " + b);
     }
     Exchange exchange =
-        new Exchange(seq.incrementAndGet(), request.getMethod(), request.getHttpURI().getPath(), Map.copyOf(headers), body);
+        new Exchange(seq.incrementAndGet(), request.getMethod(), request.getHttpURI().getPath(), Map.copyOf(headers), body,
+            request.getHttpURI().getQuery());
     exchanges.add(exchange);
     Reply reply = script.apply(exchange);
     switch (reply) {
