@@ -1,0 +1,287 @@
+package dev.mcpstdio.oauth;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.function.Consumer;
+
+/**
+ * The relay's OAuth client for one MCP server: which bearer token to send, and what to do when
+ * the server refuses it (reference inventory §3.1, §3.7, §3.9).
+ *
+ * <p>A stored login whose access token is not about to expire is used as it is (one without an
+ * expiry until the server refuses it). Otherwise, holding the server's {@link LoginLock} so that of
+ * the relays a host starts together exactly one refreshes or signs in: the store is read again
+ * (another process may just have done it), then the refresh token is spent (its rotation stored at
+ * once), and failing that, a new sign-in runs. A refresh that fails for a passing reason (the
+ * server busy, the network) is retried and never costs the login; one the server rejects drops it.
+ */
+public final class OAuthClient {
+
+  /** What the operator configured. */
+  public record Settings(
+      String serverUrl,
+      String clientId,
+      String clientSecret,
+      String clientMetadataUrl,
+      String scope,
+      boolean resourceIndicator,
+      String resource,
+      Duration refreshLeeway,
+      Duration flowTimeout,
+      boolean clientCredentials) {
+
+    /** The RFC 8707 resource to send: the override, else the server URL; null when disabled. */
+    String resourceToSend() {
+      return !resourceIndicator ? null : resource != null ? resource : ServerKey.of(serverUrl);
+    }
+  }
+
+  /** No token could be had; the message is safe to show. */
+  public static final class AuthFailed extends Exception {
+    public AuthFailed(String message) {
+      super(message);
+    }
+  }
+
+  /** Attempts at a refresh that fails for a passing reason. */
+  static final int REFRESH_ATTEMPTS = 3;
+
+  private final Settings settings;
+  private final TokenStore store;
+  private final OAuthHttp http;
+  private final Browser browser;
+  private final Consumer<String> log;
+  private final Clock clock;
+  private final Sleeper sleeper;
+
+  /** Waits between refresh attempts (a seam for tests). */
+  @FunctionalInterface
+  public interface Sleeper {
+    void sleep(Duration d) throws InterruptedException;
+  }
+
+  public OAuthClient(Settings settings, TokenStore store, OAuthHttp http, Browser browser, Consumer<String> log, Clock clock,
+      Sleeper sleeper) {
+    this.settings = settings;
+    this.store = store;
+    this.http = http;
+    this.browser = browser;
+    this.log = log;
+    this.clock = clock;
+    this.sleeper = sleeper;
+  }
+
+  /** The access token to send now: stored, refreshed, or from a new sign-in. */
+  public String token() throws AuthFailed, InterruptedException {
+    Optional<TokenRecord> stored = store.load(settings.serverUrl());
+    if (stored.isPresent() && fresh(stored.get())) {
+      return sendable(stored.get());
+    }
+    return renew(null, null, null);
+  }
+
+  /**
+   * The server refused {@code rejected} (401): refresh, else sign in again, unless another relay
+   * has stored a different token meanwhile.
+   *
+   * @param hint the challenge's {@code resource_metadata}, or null
+   */
+  public String unauthorized(String rejected, String hint) throws AuthFailed, InterruptedException {
+    return renew(rejected, hint, null);
+  }
+
+  /**
+   * The server wants more scope (403 {@code insufficient_scope}): sign in again asking for the
+   * union of what was granted and what the challenge names.
+   */
+  public String insufficientScope(String rejected, String challengeScope, String hint) throws AuthFailed, InterruptedException {
+    Optional<TokenRecord> stored = store.load(settings.serverUrl());
+    String granted = stored.map(TokenRecord::scope).orElse(settings.scope());
+    return renew(rejected, hint, union(granted, challengeScope));
+  }
+
+  private String renew(String rejected, String hint, String stepUpScope) throws AuthFailed, InterruptedException {
+    try (LoginLock ignored = LoginLock.acquire(storeFolder(), settings.serverUrl(), settings.flowTimeout().plusSeconds(30))) {
+      Optional<TokenRecord> stored = store.load(settings.serverUrl());
+      if (stored.isPresent() && stepUpScope == null && fresh(stored.get()) && !stored.get().accessToken().equals(rejected)) {
+        return sendable(stored.get()); // another relay renewed it while this one waited
+      }
+      if (stored.isPresent() && stepUpScope == null && refreshable(stored.get())) {
+        TokenRecord refreshed = refresh(stored.get());
+        if (refreshed != null) {
+          return sendable(refreshed);
+        }
+      }
+      return sendable(signIn(stored.orElse(null), hint, stepUpScope));
+    } catch (IOException e) {
+      throw new AuthFailed(e.getMessage());
+    }
+  }
+
+  private Path storeFolder() {
+    return store.file().getParent();
+  }
+
+  private boolean fresh(TokenRecord r) {
+    return !r.expiresWithin(clock.instant(), settings.refreshLeeway().toSeconds());
+  }
+
+  private boolean refreshable(TokenRecord r) {
+    return r.refreshToken() != null && r.tokenEndpoint() != null && r.clientId() != null
+        && (r.clientSecretExpiresAt() == null || r.clientSecretExpiresAt().isAfter(clock.instant()));
+  }
+
+  /** The refreshed login, stored; null when the refresh was rejected (the login is then dropped). */
+  private TokenRecord refresh(TokenRecord r) throws AuthFailed, InterruptedException, IOException {
+    ClientIdentity client = new ClientIdentity(r.clientId(), r.clientSecret(), r.clientSecretExpiresAt(),
+        r.tokenEndpointAuthMethod(), r.issuer());
+    TokenEndpoint endpoint = new TokenEndpoint(http);
+    String resource = r.noResourceIndicator() ? null : r.resource() != null ? r.resource() : settings.resourceToSend();
+    for (int attempt = 1; ; attempt++) {
+      TokenResponse answer = endpoint.refresh(java.net.URI.create(r.tokenEndpoint()), client, r.refreshToken(), null, resource);
+      switch (answer) {
+        case TokenResponse.Granted g -> {
+          TokenRecord next = merge(r, g, client, r.tokenEndpoint(), r.authorizationEndpoint(), r.registrationEndpoint(),
+              r.issuer(), r.issParameterSupported(), resource);
+          store.save(settings.serverUrl(), next); // a rotated refresh token is worthless unless kept at once
+          log.accept("OAuth: access token refreshed");
+          return next;
+        }
+        case TokenResponse.Refused refused when !refused.retryable() -> {
+          log.accept("OAuth: the refresh was refused (" + refused.describe() + "); signing in again");
+          store.delete(settings.serverUrl());
+          return null;
+        }
+        case TokenResponse.Unusable u -> {
+          log.accept("OAuth: the refresh answer is unusable (" + u.reason() + "); signing in again");
+          store.delete(settings.serverUrl());
+          return null;
+        }
+        default -> {
+          String why = answer instanceof TokenResponse.Refused refused ? refused.describe()
+              : ((TokenResponse.Unreachable) answer).reason();
+          if (attempt >= REFRESH_ATTEMPTS) {
+            throw new AuthFailed("cannot refresh the access token now (" + why + "); the login is kept, try again later");
+          }
+          log.accept("OAuth: refresh failed for now (" + why + "); retrying");
+          sleeper.sleep(Duration.ofSeconds(attempt));
+        }
+      }
+    }
+  }
+
+  /** A new login: discovery, the client identity, the flow; stored before it is returned. */
+  private TokenRecord signIn(TokenRecord previous, String hint, String stepUpScope)
+      throws AuthFailed, InterruptedException, IOException {
+    Discovery.Result found = new Discovery(http).discover(settings.serverUrl(), hint);
+    found.warnings().forEach(w -> log.accept("OAuth: " + w));
+    Discovery.ServerMetadata server = found.server();
+    String scope = stepUpScope != null ? stepUpScope : settings.scope() != null ? settings.scope()
+        : found.resource() != null && !found.resource().scopesSupported().isEmpty()
+            ? String.join(" ", found.resource().scopesSupported()) : null;
+    String resource = settings.resourceToSend();
+    TokenEndpoint tokens = new TokenEndpoint(http);
+    ClientIdentity client;
+    TokenResponse.Granted granted;
+    if (settings.clientCredentials()) {
+      client = preRegistered(server);
+      if (client == null || client.clientSecret() == null) {
+        throw new AuthFailed("--client-credentials needs --client-id and a client secret (--client-secret-file)");
+      }
+      granted = granted(tokens.clientCredentials(server.tokenEndpoint(), client, scope, resource), "the client credentials grant");
+    } else {
+      AuthorizationCodeFlow flow = new AuthorizationCodeFlow(tokens, browser, log, settings.flowTimeout());
+      ClientIdentity cached = previous == null || previous.clientId() == null ? null
+          : new ClientIdentity(previous.clientId(), previous.clientSecret(), previous.clientSecretExpiresAt(),
+              previous.tokenEndpointAuthMethod(), previous.issuer());
+      try {
+        AuthorizationCodeFlow.Grant grant = flow.run(server, redirect -> identity(server, cached, redirect, scope), scope, resource);
+        client = grant.client();
+        granted = grant.tokens();
+      } catch (AuthorizationCodeFlow.Failed e) {
+        throw new AuthFailed(e.getMessage());
+      }
+    }
+    granted.warnings().forEach(w -> log.accept("OAuth: " + w));
+    TokenRecord record = merge(previous, granted, client, server.tokenEndpoint().toString(),
+        server.authorizationEndpoint().toString(), server.registrationEndpoint() == null ? null : server.registrationEndpoint().toString(),
+        server.issuer(), server.issParameterSupported(), resource);
+    store.save(settings.serverUrl(), record);
+    log.accept("OAuth: signed in to " + ServerKey.of(settings.serverUrl()));
+    return record;
+  }
+
+  /** Pre-registered, then a client ID metadata document, then a cached registration, then a new one. */
+  private ClientIdentity identity(Discovery.ServerMetadata server, ClientIdentity cached, String redirectUri, String scope)
+      throws AuthorizationCodeFlow.Failed, InterruptedException {
+    ClientIdentity configured = preRegistered(server);
+    if (configured != null) {
+      return configured;
+    }
+    if (settings.clientMetadataUrl() != null) {
+      return new ClientIdentity(settings.clientMetadataUrl(), null, null, ClientIdentity.NONE, server.issuer());
+    }
+    if (cached != null && cached.usableWith(server.issuer(), clock.instant())) {
+      return cached;
+    }
+    try {
+      return new Registration(http, w -> log.accept("OAuth: " + w)).register(server, redirectUri, scope);
+    } catch (Registration.Failed e) {
+      throw new AuthorizationCodeFlow.Failed(e.getMessage());
+    }
+  }
+
+  private ClientIdentity preRegistered(Discovery.ServerMetadata server) {
+    if (settings.clientId() == null) {
+      return null;
+    }
+    String method = settings.clientSecret() == null ? ClientIdentity.NONE
+        : server.tokenEndpointAuthMethods().contains(ClientIdentity.POST) || server.tokenEndpointAuthMethods().isEmpty()
+            ? ClientIdentity.POST : ClientIdentity.BASIC;
+    return new ClientIdentity(settings.clientId(), settings.clientSecret(), null, method, server.issuer());
+  }
+
+  private static TokenResponse.Granted granted(TokenResponse r, String what) throws AuthFailed {
+    return switch (r) {
+      case TokenResponse.Granted g -> g;
+      case TokenResponse.Refused refused -> throw new AuthFailed(what + " was refused: " + refused.describe());
+      case TokenResponse.Unusable u -> throw new AuthFailed(u.reason());
+      case TokenResponse.Unreachable u -> throw new AuthFailed(u.reason());
+    };
+  }
+
+  /** The new login; what the answer leaves out (a refresh token, the scope) is kept from before. */
+  private TokenRecord merge(TokenRecord previous, TokenResponse.Granted g, ClientIdentity client, String tokenEndpoint,
+      String authorizationEndpoint, String registrationEndpoint, String issuer, Boolean issSupported, String resource) {
+    Instant expiresAt = g.expiresIn() == null ? null : clock.instant().plusSeconds(g.expiresIn());
+    String refresh = g.refreshToken() != null ? g.refreshToken() : previous == null ? null : previous.refreshToken();
+    String scope = g.scope() != null ? g.scope() : previous == null ? null : previous.scope();
+    return new TokenRecord(g.accessToken(), g.tokenType(), expiresAt, refresh, scope, client.clientId(), client.clientSecret(),
+        client.secretExpiresAt(), tokenEndpoint, authorizationEndpoint, registrationEndpoint, issuer, client.authMethod(),
+        resource == null, issSupported, g.idToken(), resource);
+  }
+
+  private static String sendable(TokenRecord r) {
+    return r.accessToken();
+  }
+
+  /** The sorted union of two space-separated scope lists; null when both are empty. */
+  static String union(String a, String b) {
+    Set<String> all = new TreeSet<>();
+    for (String s : new String[] {a, b}) {
+      if (s != null) {
+        all.addAll(List.of(s.strip().split("\\s+")));
+      }
+    }
+    all.remove("");
+    return all.isEmpty() ? null : String.join(" ", new LinkedHashSet<>(all));
+  }
+}
