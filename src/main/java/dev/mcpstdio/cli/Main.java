@@ -4,6 +4,7 @@ import dev.mcpstdio.demo.DemoServer;
 import dev.mcpstdio.net.EnvProxySelector;
 import dev.mcpstdio.net.KeepAliveSelectorProvider;
 import dev.mcpstdio.net.OutboundHttp;
+import dev.mcpstdio.relay.Authorization;
 import dev.mcpstdio.relay.ConnectivityCheck;
 import dev.mcpstdio.relay.Relay;
 import dev.mcpstdio.relay.RelayConfig;
@@ -128,8 +129,15 @@ public final class Main {
     if (config.check()) {
       return ConnectivityCheck.run(config, client, log);
     }
+    Authorization auth;
+    try {
+      auth = config.oauth() == null ? null : OAuthWiring.create(config, env, log);
+    } catch (IOException e) {
+      log.error(e.getMessage());
+      return ExitCodes.FAILURE;
+    }
     Relay relay =
-        new Relay(config, client, new FileInputStream(FileDescriptor.in), wire, log, Sleeper.REAL);
+        new Relay(config, client, new FileInputStream(FileDescriptor.in), wire, log, Sleeper.REAL, auth);
     Signals.onTermination(signal -> relay.shutdown("received signal " + signal));
     int code = relay.run();
     wire.close();

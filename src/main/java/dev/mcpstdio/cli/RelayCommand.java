@@ -63,6 +63,7 @@ final class RelayCommand {
         "Send 'Authorization: Bearer TOKEN' (default: $MCP_BEARER_TOKEN; prefer the env var, flags show in ps).");
     spec.addOption(OptionSpec.builder("-H", "--header").paramLabel("'Name: value'").type(List.class)
         .auxiliaryTypes(String.class).description("Extra request header (repeatable); overrides a built-in of the same name.").build());
+    OAuthOptions.declare(spec);
     option(spec, "--transport", "KIND", String.class,
         "auto (default: Streamable HTTP, else the legacy HTTP+SSE), streamable-http or sse.");
     option(spec, "--timeout-connect", "SECONDS", String.class, "Connection timeout (default 10).");
@@ -106,6 +107,10 @@ final class RelayCommand {
     List<Header> headers = new ArrayList<>();
     boolean explicitBearer = r.hasMatchedOption("--bearer-token");
     String bearer = explicitBearer ? r.matchedOptionValue("--bearer-token", "") : env.get("MCP_BEARER_TOKEN");
+    if (bearer != null && !explicitBearer && r.hasMatchedOption("--oauth")) {
+      log.warn("MCP_BEARER_TOKEN is ignored: --oauth signs in itself");
+      bearer = null;
+    }
     if (bearer != null) {
       if (!Header.isSafeValue(bearer)) {
         throw new UsageException("the bearer token contains CR, LF or NUL", ExitCodes.FAILURE);
@@ -169,7 +174,10 @@ final class RelayCommand {
     if (transport == RelayConfig.Transport.SSE && check) {
       throw new UsageException("--check speaks Streamable HTTP only; drop --transport sse to check", ExitCodes.USAGE);
     }
+    boolean staticAuthorization = bearer != null && !bearer.isEmpty()
+        || headers.stream().anyMatch(h -> h.lowerName().equals("authorization"));
     return config
+        .withOAuth(OAuthOptions.parse(r, env, log, staticAuthorization))
         .withTransport(transport)
         .withHeaders(headers)
         .withTimeouts(connect, read, stream)

@@ -48,12 +48,23 @@ public final class OutboundHttp {
   }
 
   public static HttpClient create(Settings settings) throws IOException {
+    return builder(settings).cookieHandler(new CookieManager()).build();
+  }
+
+  /**
+   * The same client without cookies, for OAuth: discovery and token requests carry no credentials
+   * but the ones the protocol names.
+   */
+  public static HttpClient createWithoutCookies(Settings settings) throws IOException {
+    return builder(settings).build();
+  }
+
+  private static HttpClient.Builder builder(Settings settings) throws IOException {
     HttpClient.Builder builder =
         HttpClient.newBuilder()
             .version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(settings.connectTimeout())
             .followRedirects(HttpClient.Redirect.NEVER)
-            .cookieHandler(new CookieManager())
             .executor(Executors.newVirtualThreadPerTaskExecutor())
             .sslContext(TrustStores.sslContext(settings.caFiles()));
     EnvProxySelector proxies = EnvProxySelector.fromEnvironment(settings.env());
@@ -67,6 +78,6 @@ public final class OutboundHttp {
         builder.authenticator(auth);
       }
     }
-    return builder.build();
+    return builder;
   }
 }

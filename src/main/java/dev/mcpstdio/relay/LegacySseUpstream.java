@@ -60,6 +60,13 @@ final class LegacySseUpstream {
   private volatile dev.mcpstdio.jsonrpc.JsonRpcId replayId; // the handshake being replayed
   private volatile CompletableFuture<Void> replayAnswered = new CompletableFuture<>();
 
+  private volatile Authorization auth; // null unless the relay signs in itself
+
+  /** The stream and the POSTs carry the relay's own login; the stream signs in first when there is none. */
+  void authorization(Authorization authorization) {
+    this.auth = authorization;
+  }
+
   LegacySseUpstream(HttpClient client, RelayConfig config, Log log, Inbound inbound, Consumer<String> streamLost,
       Sleeper sleeper, InitializeMemory memory) {
     this.memory = memory;
@@ -283,7 +290,7 @@ final class LegacySseUpstream {
       log.warn("the server's endpoint is not http(s); ignored");
       return null;
     }
-    if (!sameOrigin(resolved, config.url()) && !config.headers().isEmpty()) {
+    if (!sameOrigin(resolved, config.url()) && (!config.headers().isEmpty() || auth != null)) {
       log.warn("the server named an endpoint on another origin (" + Relay.origin(resolved)
           + "); refused, since the relay's headers (credentials) would go with it");
       return null;
@@ -304,9 +311,17 @@ final class LegacySseUpstream {
     return u.getScheme().toLowerCase(Locale.ROOT).equals("https") ? 443 : 80;
   }
 
-  private HttpRequest streamRequest() {
+  private HttpRequest streamRequest() throws InterruptedException {
     HttpRequest.Builder b = HttpRequest.newBuilder(config.url()).GET().header("Accept", "text/event-stream")
         .header("Cache-Control", "no-cache");
+    Authorization a = auth;
+    if (a != null) {
+      try {
+        a.header(); // the stream comes first on this transport: sign in before opening it
+      } catch (Authorization.Unavailable e) {
+        log.warn("not signed in to the server: " + e.getMessage());
+      }
+    }
     return withHeaders(b).build();
   }
 
@@ -314,6 +329,11 @@ final class LegacySseUpstream {
     b.setHeader("User-Agent", "mcp-stdio/" + Version.get());
     for (Header h : config.headers()) {
       b.setHeader(h.name(), h.value());
+    }
+    Authorization a = auth;
+    String current = a == null ? null : a.current();
+    if (current != null) {
+      b.setHeader("Authorization", current);
     }
     return b;
   }

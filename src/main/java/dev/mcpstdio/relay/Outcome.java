@@ -67,7 +67,9 @@ sealed interface Outcome {
     /** The relay failed itself. */
     INTERNAL,
     /** The message or its answer did not fit in the relay's heap. */
-    OUT_OF_MEMORY
+    OUT_OF_MEMORY,
+    /** The relay could not sign in to the server (OAuth). */
+    UNAUTHORIZED
   }
 
   HttpHeaders NO_HEADERS = HttpHeaders.of(Map.of(), (a, b) -> true);

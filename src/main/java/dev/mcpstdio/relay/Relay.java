@@ -78,6 +78,18 @@ public final class Relay {
       StdoutWire wire,
       Log log,
       Sleeper sleeper) {
+    this(config, client, stdin, wire, log, sleeper, null);
+  }
+
+  /** @param auth the relay's own sign-in (OAuth), or null */
+  public Relay(
+      RelayConfig config,
+      HttpClient client,
+      InputStream stdin,
+      StdoutWire wire,
+      Log log,
+      Sleeper sleeper,
+      Authorization auth) {
     this.config = config;
     this.stdin = stdin;
     this.wire = wire;
@@ -106,9 +118,17 @@ public final class Relay {
     chain.add(new RetryLink(config.retry(), sleeper, log));
     // HTTP+SSE (2024-11-05): no sessions, versions or pages; answers come on the event stream.
     legacyChain.add(new RetryLink(config.retry(), sleeper, log));
+    if (auth != null) { // last: every attempt, the relay's own re-initializations included, carries the login
+      chain.add(new AuthLink(auth));
+      legacyChain.add(new AuthLink(auth));
+      upstream.authorization(auth);
+    }
     this.legacyLinks = List.copyOf(legacyChain);
     this.legacy = config.transport() == RelayConfig.Transport.STREAMABLE_HTTP ? null
         : new LegacySseUpstream(client, config, log, inbound, this::streamLost, sleeper, memory);
+    if (legacy != null && auth != null) {
+      legacy.authorization(auth);
+    }
     this.usingLegacy = config.transport() == RelayConfig.Transport.SSE;
     this.transportDecided = config.transport() != RelayConfig.Transport.AUTO;
     this.links = List.copyOf(chain);

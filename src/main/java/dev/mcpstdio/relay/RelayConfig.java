@@ -41,7 +41,8 @@ public record RelayConfig(
     Log.Level logLevel,
     RetryPolicy retry,
     Duration shutdownGrace,
-    Transport transport) {
+    Transport transport,
+    OAuthSettings oauth) {
 
   /** How the relay talks to the server. */
   public enum Transport {
@@ -81,53 +82,61 @@ public record RelayConfig(
         Log.Level.INFO,
         RetryPolicy.DEFAULT,
         Duration.ofSeconds(2),
-        Transport.AUTO);
+        Transport.AUTO,
+        null);
   }
 
   public RelayConfig withHeaders(List<Header> newHeaders) {
     return new RelayConfig(url, newHeaders, connectTimeout, readTimeout, streamReadTimeout,
         maxMessageSize, tcpKeepAlive, cancelFilter, normalizeArguments, caFiles, check, logLevel,
-        retry, shutdownGrace, transport);
+        retry, shutdownGrace, transport, oauth);
   }
 
   public RelayConfig withTimeouts(Duration connect, Duration read, Duration stream) {
     return new RelayConfig(url, headers, connect, read, stream, maxMessageSize, tcpKeepAlive,
-        cancelFilter, normalizeArguments, caFiles, check, logLevel, retry, shutdownGrace, transport);
+        cancelFilter, normalizeArguments, caFiles, check, logLevel, retry, shutdownGrace, transport, oauth);
   }
 
   public RelayConfig withLimits(long newMaxMessageSize) {
     return new RelayConfig(url, headers, connectTimeout, readTimeout, streamReadTimeout,
         newMaxMessageSize, tcpKeepAlive, cancelFilter, normalizeArguments, caFiles, check,
-        logLevel, retry, shutdownGrace, transport);
+        logLevel, retry, shutdownGrace, transport, oauth);
   }
 
   public RelayConfig withBehaviour(boolean newCancelFilter, boolean newNormalizeArguments) {
     return new RelayConfig(url, headers, connectTimeout, readTimeout, streamReadTimeout,
         maxMessageSize, tcpKeepAlive, newCancelFilter, newNormalizeArguments, caFiles, check,
-        logLevel, retry, shutdownGrace, transport);
+        logLevel, retry, shutdownGrace, transport, oauth);
   }
 
   public RelayConfig withRetry(RetryPolicy newRetry) {
     return new RelayConfig(url, headers, connectTimeout, readTimeout, streamReadTimeout,
         maxMessageSize, tcpKeepAlive, cancelFilter, normalizeArguments, caFiles, check, logLevel,
-        newRetry, shutdownGrace, transport);
+        newRetry, shutdownGrace, transport, oauth);
   }
 
   public RelayConfig withNetwork(boolean newTcpKeepAlive, List<Path> newCaFiles) {
     return new RelayConfig(url, headers, connectTimeout, readTimeout, streamReadTimeout,
         maxMessageSize, newTcpKeepAlive, cancelFilter, normalizeArguments, newCaFiles, check,
-        logLevel, retry, shutdownGrace, transport);
+        logLevel, retry, shutdownGrace, transport, oauth);
   }
 
   public RelayConfig withMode(boolean newCheck, Log.Level newLogLevel, Duration newShutdownGrace) {
     return new RelayConfig(url, headers, connectTimeout, readTimeout, streamReadTimeout,
         maxMessageSize, tcpKeepAlive, cancelFilter, normalizeArguments, caFiles, newCheck,
-        newLogLevel, retry, newShutdownGrace, transport);
+        newLogLevel, retry, newShutdownGrace, transport, oauth);
   }
 
   public RelayConfig withTransport(Transport newTransport) {
     return new RelayConfig(url, headers, connectTimeout, readTimeout, streamReadTimeout,
         maxMessageSize, tcpKeepAlive, cancelFilter, normalizeArguments, caFiles, check, logLevel,
-        retry, shutdownGrace, newTransport);
+        retry, shutdownGrace, newTransport, oauth);
+  }
+
+  /** The relay signs in with OAuth ({@code --oauth}); null settings turn it off. */
+  public RelayConfig withOAuth(OAuthSettings newOAuth) {
+    return new RelayConfig(url, headers, connectTimeout, readTimeout, streamReadTimeout,
+        maxMessageSize, tcpKeepAlive, cancelFilter, normalizeArguments, caFiles, check, logLevel,
+        retry, shutdownGrace, transport, newOAuth);
   }
 }

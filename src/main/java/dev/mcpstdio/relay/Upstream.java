@@ -103,6 +103,13 @@ final class Upstream {
     this.otherHeaders = merged(Map.of());
   }
 
+  private volatile Authorization auth; // null unless the relay signs in itself
+
+  /** Requests without an Authorization header of their call's (streams, DELETE) carry the login at hand. */
+  void authorization(Authorization authorization) {
+    this.auth = authorization;
+  }
+
   private static void put(Map<String, String[]> headers, String name, String value) {
     headers.put(name.toLowerCase(Locale.ROOT), new String[] {name, value});
   }
@@ -313,6 +320,13 @@ final class Upstream {
       builder.setHeader(header[0], header[1]);
     }
     callHeaders.forEach(builder::setHeader);
+    Authorization a = auth;
+    if (a != null && !callHeaders.containsKey("authorization")) {
+      String current = a.current();
+      if (current != null) {
+        builder.setHeader("Authorization", current);
+      }
+    }
     return builder;
   }
 

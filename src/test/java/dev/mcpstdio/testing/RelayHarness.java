@@ -42,6 +42,11 @@ public final class RelayHarness implements AutoCloseable {
   }
 
   private RelayHarness(RelayConfig config, boolean realSleeps, Map<String, String> env) {
+    this(config, realSleeps, env, null);
+  }
+
+  private RelayHarness(RelayConfig config, boolean realSleeps, Map<String, String> env,
+      dev.mcpstdio.relay.Authorization auth) {
     Sleeper sleeper =
         d -> {
           sleeps.add(d);
@@ -54,7 +59,7 @@ public final class RelayHarness implements AutoCloseable {
       throw new IllegalStateException(e);
     }
     Log log = new Log(stderr, config.logLevel(), new Redactor());
-    relay = new Relay(config, client, stdin, new StdoutWire(stdout), log, sleeper);
+    relay = new Relay(config, client, stdin, new StdoutWire(stdout), log, sleeper, auth);
     Thread.ofVirtual().name("relay-harness").start(() -> {
       try {
         exit.complete(relay.run());
@@ -82,6 +87,11 @@ public final class RelayHarness implements AutoCloseable {
   /** A relay whose environment (proxy variables) is {@code env}. */
   public static RelayHarness startWithEnv(URI url, Map<String, String> env, UnaryOperator<RelayConfig> customize) {
     return new RelayHarness(customize.apply(config(url)), false, env);
+  }
+
+  /** A relay that signs in itself with {@code auth}. */
+  public static RelayHarness startWithAuthorization(URI url, dev.mcpstdio.relay.Authorization auth) {
+    return new RelayHarness(config(url), false, Map.of(), auth);
   }
 
   public static RelayHarness startWithRealSleeps(URI url, UnaryOperator<RelayConfig> customize) {

@@ -1,0 +1,44 @@
+package dev.mcpstdio.relay;
+
+import java.nio.file.Path;
+import java.time.Duration;
+
+/**
+ * How the relay signs in to its server with OAuth ({@code --oauth} and its companions; see
+ * docs/reference.md). The client secret is held here and nowhere printed: {@link #toString()}
+ * only says whether there is one.
+ *
+ * @param clientId a pre-registered client, or null
+ * @param clientSecret that client's secret, or null for a public client
+ * @param clientMetadataUrl a client ID metadata document URL (CIMD), or null
+ * @param scope the scope to ask for, or null for the server's choice
+ * @param resourceIndicator send RFC 8707 {@code resource} (off: {@code --no-resource-indicator})
+ * @param resource the resource to name instead of the server URL, or null
+ * @param refreshLeeway refresh this long before the access token expires
+ * @param flowTimeout how long a sign-in may take
+ * @param clientCredentials sign in as the client itself (machine to machine), no user
+ * @param tokenStore the token store file, or null for the default place
+ */
+public record OAuthSettings(
+    String clientId,
+    String clientSecret,
+    String clientMetadataUrl,
+    String scope,
+    boolean resourceIndicator,
+    String resource,
+    Duration refreshLeeway,
+    Duration flowTimeout,
+    boolean clientCredentials,
+    Path tokenStore) {
+
+  public static final Duration DEFAULT_REFRESH_LEEWAY = Duration.ofSeconds(60);
+  public static final Duration DEFAULT_FLOW_TIMEOUT = Duration.ofSeconds(300);
+
+  @Override
+  public String toString() {
+    return "OAuthSettings[clientId=" + clientId + ", clientSecret=" + (clientSecret == null ? "none" : "<redacted>")
+        + ", clientMetadataUrl=" + clientMetadataUrl + ", scope=" + scope + ", resourceIndicator=" + resourceIndicator
+        + ", resource=" + resource + ", refreshLeeway=" + refreshLeeway + ", flowTimeout=" + flowTimeout
+        + ", clientCredentials=" + clientCredentials + ", tokenStore=" + tokenStore + "]";
+  }
+}

@@ -1,0 +1,189 @@
+package dev.mcpstdio.relay;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.mcpstdio.oauth.Browser;
+import dev.mcpstdio.oauth.OAuthClient;
+import dev.mcpstdio.oauth.OAuthHttp;
+import dev.mcpstdio.oauth.TokenStore;
+import dev.mcpstdio.testing.FakeMcpServer;
+import dev.mcpstdio.testing.FakeMcpServer.Reply;
+import dev.mcpstdio.testing.Jsons;
+import dev.mcpstdio.testing.RelayHarness;
+import java.net.URI;
+import java.net.URLDecoder;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The relay signing in itself: a loopback MCP server that is also its own OAuth authorization
+ * server and wants a bearer token on every request, a "browser" that approves, and the host
+ * noticing nothing but answers (or one clear error).
+ */
+class RelayOAuthComponentTest {
+
+  @TempDir
+  Path home;
+
+  private final FakeMcpServer server = new FakeMcpServer(e -> Reply.status(404));
+  private final AtomicInteger issued = new AtomicInteger();
+  private volatile String valid = "none yet"; // the one access token the server accepts
+  private volatile String needScope; // a scope the server insists on (403) until the token has it
+  private volatile boolean refuseSignIn;
+  private final Map<String, String> scopeOf = new java.util.concurrent.ConcurrentHashMap<>();
+
+  @AfterEach
+  void stop() {
+    server.close();
+  }
+
+  private String base() {
+    return "http://127.0.0.1:" + server.port();
+  }
+
+  private static Map<String, String> form(String raw) {
+    Map<String, String> out = new LinkedHashMap<>();
+    if (raw == null || raw.isEmpty()) {
+      return out;
+    }
+    for (String pair : raw.split("&")) {
+      String[] kv = pair.split("=", 2);
+      out.putIfAbsent(URLDecoder.decode(kv[0], StandardCharsets.UTF_8), kv.length < 2 ? "" : URLDecoder.decode(kv[1], StandardCharsets.UTF_8));
+    }
+    return out;
+  }
+
+  private void behave() {
+    server.script(e -> switch (e.path()) {
+      case "/mcp" -> {
+        String auth = e.header("authorization");
+        if (auth == null || !auth.equals("Bearer " + valid)) {
+          yield Reply.status(401, "WWW-Authenticate", "Bearer resource_metadata=\"" + base()
+              + "/.well-known/oauth-protected-resource/mcp\"");
+        }
+        if (needScope != null && !scopeOf.getOrDefault(valid, "").contains(needScope) && "tools/call".equals(e.rpcMethod())) {
+          yield Reply.status(403, "WWW-Authenticate", "Bearer error=\"insufficient_scope\", scope=\"" + needScope + "\"");
+        }
+        yield FakeMcpServer.standard(e);
+      }
+      case "/.well-known/oauth-protected-resource/mcp" -> Reply.json("{\"resource\":\"" + base() + "/mcp\","
+          + "\"authorization_servers\":[\"" + base() + "\"]}");
+      case "/.well-known/oauth-authorization-server" -> Reply.json("{\"issuer\":\"" + base() + "\",\"authorization_endpoint\":\""
+          + base() + "/authorize\",\"token_endpoint\":\"" + base() + "/token\",\"registration_endpoint\":\"" + base()
+          + "/register\",\"code_challenge_methods_supported\":[\"S256\"]}");
+      case "/register" -> Reply.body(201, "application/json", "{\"client_id\":\"relay-client\"}");
+      case "/authorize" -> {
+        Map<String, String> q = form(e.query());
+        String back = q.get("redirect_uri") + "?state=" + URLEncoder.encode(q.get("state"), StandardCharsets.UTF_8);
+        yield Reply.status(302, "Location", refuseSignIn ? back + "&error=access_denied"
+            : back + "&code=" + URLEncoder.encode(q.getOrDefault("scope", ""), StandardCharsets.UTF_8));
+      }
+      case "/token" -> {
+        Map<String, String> f = form(e.text());
+        String scope = f.get("grant_type").equals("authorization_code") ? f.get("code") : scopeOf.getOrDefault(valid, "");
+        valid = "at-" + issued.incrementAndGet();
+        scopeOf.put(valid, scope);
+        yield Reply.json("{\"access_token\":\"" + valid + "\",\"expires_in\":3600,\"refresh_token\":\"rt-" + issued.get()
+            + "\",\"scope\":\"" + scope + "\"}");
+      }
+      default -> Reply.status(404);
+    });
+  }
+
+  private static Browser approving() {
+    HttpClient follow = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.ALWAYS).build();
+    return url -> {
+      Thread.ofVirtual().start(() -> {
+        try {
+          follow.send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.discarding());
+        } catch (Exception ignored) {
+          // the flow's timeout reports it
+        }
+      });
+      return true;
+    };
+  }
+
+  private RelayHarness relay() {
+    String url = base() + "/mcp";
+    TokenStore store = new TokenStore(home.resolve("tokens.json"), null, w -> { });
+    OAuthHttp http = new OAuthHttp(HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build(), Duration.ofSeconds(5));
+    OAuthClient client = new OAuthClient(new OAuthClient.Settings(url, null, null, null, "mcp", true, null, Duration.ofSeconds(60),
+        Duration.ofSeconds(20), false), store, http, approving(), w -> { }, Clock.systemUTC(), d -> { });
+    return RelayHarness.startWithAuthorization(URI.create(url), new OAuthAuthorization(client, store, url));
+  }
+
+  private List<FakeMcpServer.Exchange> mcpRequests() {
+    return server.exchanges().stream().filter(e -> e.path().equals("/mcp")).toList();
+  }
+
+  @Test
+  void theRelaySignsInOnFirstUseAndEveryLaterRequestCarriesTheToken() {
+    behave();
+    try (RelayHarness relay = relay()) {
+      relay.initialize();
+      relay.send("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}");
+      assertThat(Jsons.parse(relay.answerTo("2")).has("result")).isTrue();
+      assertThat(issued).hasValue(1);
+      assertThat(mcpRequests()).allSatisfy(e -> assertThat(e.header("authorization")).isEqualTo("Bearer at-1"));
+      assertThat(relay.log()).doesNotContain("at-1").doesNotContain("rt-1");
+    }
+  }
+
+  @Test
+  void aRevokedTokenIsRefreshedAndTheRequestReplayedOnce() {
+    behave();
+    try (RelayHarness relay = relay()) {
+      relay.initialize();
+      valid = "revoked"; // the server forgets the login
+      relay.send("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/list\"}");
+      String answer = relay.answerTo("3");
+      assertThat(Jsons.parse(answer).has("result")).as(answer).isTrue();
+      assertThat(issued).hasValue(2);
+      assertThat(server.exchanges().stream().filter(e -> e.path().equals("/token")).map(e -> form(e.text()).get("grant_type")))
+          .containsExactly("authorization_code", "refresh_token");
+      assertThat(server.exchanges().stream().filter(e -> e.path().equals("/authorize"))).hasSize(1);
+      assertThat(mcpRequests().getLast().header("authorization")).isEqualTo("Bearer at-2");
+    }
+  }
+
+  @Test
+  void aRefusedSignInIsOneClearErrorForTheHost() {
+    behave();
+    refuseSignIn = true;
+    try (RelayHarness relay = relay()) {
+      relay.send("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\","
+          + "\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}");
+      String error = relay.answerTo("1");
+      assertThat(Jsons.parse(error).get("error").get("message").asString())
+          .isEqualTo("not signed in to the server: the sign-in was refused: access_denied");
+      assertThat(mcpRequests()).isEmpty(); // nothing was sent without a login
+    }
+  }
+
+  @Test
+  void aForbiddenCallStepsUpToTheChallengedScopeAndIsReplayed() {
+    behave();
+    try (RelayHarness relay = relay()) {
+      relay.initialize();
+      needScope = "admin";
+      relay.send("{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\",\"arguments\":{}}}");
+      String answer = relay.answerTo("4");
+      assertThat(Jsons.parse(answer).has("error")).as(answer).isFalse();
+      assertThat(scopeOf.get(valid)).isEqualTo("admin mcp");
+    }
+  }
+}
