@@ -15,7 +15,8 @@ import java.util.Set;
  * reference inventory §3.2):
  *
  * <ol>
- *   <li>the protected-resource metadata (RFC 9728): the {@code resource_metadata} hint of a 401,
+ *   <li>the protected-resource metadata (RFC 9728): the {@code resource_metadata} hint of a 401
+ *       (the caller's, or one read from a probe: an {@code initialize} sent without credentials),
  *       then the path-aware well-known URL, then the host root's; the first document naming a
  *       usable authorization server wins;
  *   <li>that server's metadata (RFC 8414, path inserted; then OpenID Connect discovery, path
@@ -67,7 +68,7 @@ public final class Discovery {
   public Result discover(String serverUrl, String hint) throws InterruptedException {
     List<String> warnings = new ArrayList<>();
     URI server = URI.create(serverUrl.strip());
-    ResourceMetadata prm = resourceMetadata(server, hint, warnings);
+    ResourceMetadata prm = resourceMetadata(server, hint != null ? hint : probe(server), warnings);
     Set<String> issuers = new LinkedHashSet<>();
     if (prm != null) {
       issuers.add(prm.authorizationServer());
@@ -128,6 +129,28 @@ public final class Discovery {
     }
     return null;
   }
+
+  /**
+   * The {@code resource_metadata} a 401 names, from a minimal {@code initialize} POSTed without
+   * credentials; null when the server does not answer 401 with one. Any scheme's challenge counts
+   * (a server may offer Negotiate first).
+   */
+  private String probe(URI server) throws InterruptedException {
+    try {
+      OAuthHttp.Answer a = http.postJson(server, PROBE, Map.of("Accept", "application/json, text/event-stream"));
+      if (a.status() != 401) {
+        return null;
+      }
+      return AuthChallenge.parseAll(a.challenges()).stream().map(AuthChallenge::resourceMetadata)
+          .filter(java.util.Objects::nonNull).findFirst().orElse(null);
+    } catch (IOException | IllegalArgumentException e) {
+      return null; // unreachable: the well-known places are tried anyway
+    }
+  }
+
+  private static final String PROBE = "{\"jsonrpc\":\"2.0\",\"id\":\"mcp-stdio-probe\",\"method\":\"initialize\","
+      + "\"params\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"mcp-stdio\","
+      + "\"version\":\"probe\"}}}";
 
   // ------------------------------------------------------------------ RFC 8414 / OIDC
 

@@ -46,7 +46,7 @@ public final class OAuthHttp {
 
   public Answer get(URI uri, Map<String, String> headers) throws IOException, InterruptedException {
     HttpRequest.Builder b = HttpRequest.newBuilder(uri).timeout(timeout).GET().header("Accept", "application/json");
-    headers.forEach(b::header);
+    headers.forEach(b::setHeader); // the caller's value replaces a default, never joins it
     return send(b.build());
   }
 
@@ -56,7 +56,7 @@ public final class OAuthHttp {
     HttpRequest.Builder b = HttpRequest.newBuilder(uri).timeout(timeout)
         .header("Content-Type", "application/x-www-form-urlencoded").header("Accept", "application/json")
         .POST(HttpRequest.BodyPublishers.ofString(form(form)));
-    headers.forEach(b::header);
+    headers.forEach(b::setHeader); // the caller's value replaces a default, never joins it
     return send(b.build());
   }
 
@@ -64,7 +64,7 @@ public final class OAuthHttp {
     HttpRequest.Builder b = HttpRequest.newBuilder(uri).timeout(timeout)
         .header("Content-Type", "application/json").header("Accept", "application/json")
         .POST(HttpRequest.BodyPublishers.ofString(json));
-    headers.forEach(b::header);
+    headers.forEach(b::setHeader); // the caller's value replaces a default, never joins it
     return send(b.build());
   }
 

@@ -155,4 +155,22 @@ class DiscoveryTest {
     Discovery.Result r = discovery().discover(base(rs) + "/mcp", "http://metadata.internal/prm");
     assertThat(r.warnings()).anySatisfy(w -> assertThat(w).contains("ignoring the resource_metadata hint: plain http"));
   }
+
+  @Test
+  void withoutAHintTheServersOwn401NamesItsMetadata() throws Exception {
+    FakeMcpServer rs = server(e -> Reply.status(404));
+    rs.script(e -> switch (e.path()) {
+      case "/mcp" -> e.header("authorization") == null
+          ? Reply.status(401, "WWW-Authenticate", "Negotiate, Bearer resource_metadata=\"" + base(rs) + "/custom/prm\"")
+          : Reply.status(500);
+      case "/custom/prm" -> Reply.json("{\"authorization_servers\":[\"" + base(rs) + "\"]}");
+      case "/.well-known/oauth-authorization-server" -> Reply.json(metadata(base(rs), ""));
+      default -> Reply.status(404);
+    });
+    Discovery.Result r = discovery().discover(base(rs) + "/mcp", null);
+    assertThat(r.resource().authorizationServer()).isEqualTo(base(rs));
+    assertThat(rs.exchanges()).extracting(FakeMcpServer.Exchange::path)
+        .containsExactly("/mcp", "/custom/prm", "/.well-known/oauth-authorization-server");
+    assertThat(rs.exchanges().getFirst().text()).contains("\"method\":\"initialize\"");
+  }
 }

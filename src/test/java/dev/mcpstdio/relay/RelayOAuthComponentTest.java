@@ -126,8 +126,9 @@ class RelayOAuthComponentTest {
     return RelayHarness.startWithAuthorization(URI.create(url), new OAuthAuthorization(client, store, url));
   }
 
+  /** The host's traffic to the MCP endpoint (discovery's credential-free probe left out). */
   private List<FakeMcpServer.Exchange> mcpRequests() {
-    return server.exchanges().stream().filter(e -> e.path().equals("/mcp")).toList();
+    return server.exchanges().stream().filter(e -> e.path().equals("/mcp") && !e.text().contains("mcp-stdio-probe")).toList();
   }
 
   @Test
