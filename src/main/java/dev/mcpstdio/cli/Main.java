@@ -51,6 +51,9 @@ public final class Main {
         ServeCommand.Parsed parsed = ServeCommand.parse(Arrays.copyOfRange(args, 1, args.length), env, early, err);
         return parsed.exitNow() != null ? parsed.exitNow() : serve(parsed.config(), Log.stderr(parsed.config().logLevel(), redactor));
       }
+      if (args.length >= 1 && args[0].equals("auth")) {
+        return AuthCommand.run(Arrays.copyOfRange(args, 1, args.length), env, wire, early.tagged("auth"), err);
+      }
       if (args.length == 1 && args[0].equals("demo")) {
         return new DemoServer(wire, early.tagged("demo")).run(new FileInputStream(FileDescriptor.in));
       }

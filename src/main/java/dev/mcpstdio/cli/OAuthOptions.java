@@ -44,10 +44,13 @@ final class OAuthOptions {
     flag(spec, "--client-credentials", "Sign in as the client itself (machine to machine; needs --client-id and a secret).");
   }
 
-  /** The settings, or null without --oauth; a usage error for combinations that cannot work. */
-  static OAuthSettings parse(ParseResult r, Map<String, String> env, Log log, boolean staticAuthorization)
+  /**
+   * The settings, or null without --oauth (unless {@code implied}: {@code auth login} needs no
+   * flag to mean it); a usage error for combinations that cannot work.
+   */
+  static OAuthSettings parse(ParseResult r, Map<String, String> env, Log log, boolean staticAuthorization, boolean implied)
       throws UsageException {
-    if (!r.hasMatchedOption("--oauth")) {
+    if (!implied && !r.hasMatchedOption("--oauth")) {
       for (String name : NEEDS_OAUTH) {
         if (r.hasMatchedOption(name)) {
           log.warn(name + " has no effect without --oauth");

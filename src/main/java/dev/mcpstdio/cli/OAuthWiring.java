@@ -33,7 +33,7 @@ final class OAuthWiring {
     String server = config.url().toString();
     OAuthClient client = new OAuthClient(new OAuthClient.Settings(server, s.clientId(), s.clientSecret(), s.clientMetadataUrl(),
         s.scope(), s.resourceIndicator(), s.resource(), s.refreshLeeway(), s.flowTimeout(), s.clientCredentials()),
-        store, http, Browser.system(env), oauthLog::info, Clock.systemUTC(), d -> Thread.sleep(d.toMillis()));
+        store, http, Browser.system(env), oauthLog::info, oauthLog::prompt, Clock.systemUTC(), d -> Thread.sleep(d.toMillis()));
     return new OAuthAuthorization(client, store, server);
   }
 }

@@ -177,7 +177,7 @@ final class RelayCommand {
     boolean staticAuthorization = bearer != null && !bearer.isEmpty()
         || headers.stream().anyMatch(h -> h.lowerName().equals("authorization"));
     return config
-        .withOAuth(OAuthOptions.parse(r, env, log, staticAuthorization))
+        .withOAuth(OAuthOptions.parse(r, env, log, staticAuthorization, false))
         .withTransport(transport)
         .withHeaders(headers)
         .withTimeouts(connect, read, stream)

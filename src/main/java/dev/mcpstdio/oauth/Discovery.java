@@ -86,6 +86,11 @@ public final class Discovery {
     return new Result(prm, defaults(base), List.copyOf(warnings));
   }
 
+  /** The metadata of a known authorization server (a stored login's issuer), or null when it publishes none. */
+  public ServerMetadata metadataOf(String issuer) throws InterruptedException {
+    return EndpointGuard.refusal(issuer) == null ? serverMetadata(issuer, new ArrayList<>()) : null;
+  }
+
   // ------------------------------------------------------------------ RFC 9728
 
   private ResourceMetadata resourceMetadata(URI server, String hint, List<String> warnings) throws InterruptedException {

@@ -59,6 +59,7 @@ public final class OAuthClient {
   private final OAuthHttp http;
   private final Browser browser;
   private final Consumer<String> log;
+  private final Consumer<String> prompt;
   private final Clock clock;
   private final Sleeper sleeper;
 
@@ -68,13 +69,18 @@ public final class OAuthClient {
     void sleep(Duration d) throws InterruptedException;
   }
 
-  public OAuthClient(Settings settings, TokenStore store, OAuthHttp http, Browser browser, Consumer<String> log, Clock clock,
-      Sleeper sleeper) {
+  /**
+   * @param log where progress and problems are told (scrubbed like every log line)
+   * @param prompt where the user is told what to do: the sign-in URL, kept whole but for its state
+   */
+  public OAuthClient(Settings settings, TokenStore store, OAuthHttp http, Browser browser, Consumer<String> log,
+      Consumer<String> prompt, Clock clock, Sleeper sleeper) {
     this.settings = settings;
     this.store = store;
     this.http = http;
     this.browser = browser;
     this.log = log;
+    this.prompt = prompt;
     this.clock = clock;
     this.sleeper = sleeper;
   }
@@ -198,7 +204,7 @@ public final class OAuthClient {
       }
       granted = granted(tokens.clientCredentials(server.tokenEndpoint(), client, scope, resource), "the client credentials grant");
     } else {
-      AuthorizationCodeFlow flow = new AuthorizationCodeFlow(tokens, browser, log, settings.flowTimeout());
+      AuthorizationCodeFlow flow = new AuthorizationCodeFlow(tokens, browser, prompt, settings.flowTimeout());
       ClientIdentity cached = previous == null || previous.clientId() == null ? null
           : new ClientIdentity(previous.clientId(), previous.clientSecret(), previous.clientSecretExpiresAt(),
               previous.tokenEndpointAuthMethod(), previous.issuer());

@@ -56,6 +56,20 @@ public final class TokenEndpoint {
     return post(endpoint, form, client);
   }
 
+  /**
+   * Revokes {@code token} (RFC 7009) at the server's revocation endpoint; true when the server
+   * confirmed (200; an unknown token counts as revoked, as the RFC says).
+   */
+  public boolean revoke(URI endpoint, ClientIdentity client, String token, String typeHint) throws InterruptedException {
+    Map<String, String> form = new LinkedHashMap<>();
+    form.put("token", token);
+    form.put("token_type_hint", typeHint);
+    return switch (post(endpoint, form, client)) {
+      case TokenResponse.Unusable u -> u.status() == 200; // 200 with an empty body is the RFC's answer
+      default -> false;
+    };
+  }
+
   /** A grant at the endpoint with the client's authentication added. */
   TokenResponse post(URI endpoint, Map<String, String> form, ClientIdentity client) throws InterruptedException {
     Map<String, String> headers = new LinkedHashMap<>();

@@ -79,6 +79,15 @@ public final class Log {
     write(Level.WARN, "", message);
   }
 
+  /**
+   * A line the user must act on, such as a sign-in URL to open: shown unless the user asked for
+   * errors only, its URLs kept whole (registered secrets and bearer credentials are still
+   * removed). The caller must already have taken out anything secret in the URL.
+   */
+  public void prompt(String message) {
+    write(Level.WARN, "", message, redactor.scrubKeepingUrls(message));
+  }
+
   public void warn(String message) {
     write(Level.WARN, "warning: ", message);
   }
@@ -91,7 +100,14 @@ public final class Log {
     if (level.ordinal() < threshold.ordinal()) {
       return;
     }
-    String clean = redactor.scrub(message).stripTrailing();
+    write(level, label, message, redactor.scrub(message));
+  }
+
+  private void write(Level level, String label, String message, String scrubbed) {
+    if (level.ordinal() < threshold.ordinal()) {
+      return;
+    }
+    String clean = scrubbed.stripTrailing();
     StringBuilder text = new StringBuilder(clean.length() + 32);
     for (String line : clean.split("\r\n|\r|\n", -1)) {
       text.append(PREFIX).append(tag).append(label).append(line).append('\n');

@@ -42,6 +42,23 @@ public final class Redactor {
     }
   }
 
+  /**
+   * As {@link #scrub}, but URL query strings are kept: for a line whose URL the user must open,
+   * after its caller removed what in it is secret (an OAuth {@code state}).
+   */
+  public String scrubKeepingUrls(String text) {
+    if (text == null) {
+      return "null";
+    }
+    String out = text;
+    for (String secret : secrets) {
+      if (out.contains(secret)) {
+        out = out.replace(secret, REDACTED);
+      }
+    }
+    return scrubBearer(out);
+  }
+
   public String scrub(String text) {
     if (text == null) {
       return "null";
