@@ -21,7 +21,7 @@ import picocli.CommandLine.ParseResult;
 final class OAuthOptions {
 
   /** Flags that only mean something with --oauth. */
-  private static final List<String> NEEDS_OAUTH = List.of("--client-id", "--client-secret-file", "--client-metadata-url",
+  private static final List<String> NEEDS_OAUTH = List.of("--oauth-device", "--client-id", "--client-secret-file", "--client-metadata-url",
       "--oauth-scope", "--no-resource-indicator", "--oauth-resource", "--oauth-refresh-leeway", "--oauth-timeout",
       "--token-store", "--client-credentials");
 
@@ -29,6 +29,7 @@ final class OAuthOptions {
 
   static void declare(CommandSpec spec) {
     flag(spec, "--oauth", "Sign in to the server with OAuth 2.1 (browser; tokens kept in the token store).");
+    flag(spec, "--oauth-device", "Sign in with the device flow (a code to enter on another device); implies --oauth.");
     option(spec, "--client-id", "ID", String.class, "A pre-registered OAuth client id (default: $MCP_OAUTH_CLIENT_ID).");
     option(spec, "--client-secret-file", "FILE", String.class,
         "Read the pre-registered client's secret from FILE (default: $MCP_OAUTH_CLIENT_SECRET); never on argv.");
@@ -50,7 +51,7 @@ final class OAuthOptions {
    */
   static OAuthSettings parse(ParseResult r, Map<String, String> env, Log log, boolean staticAuthorization, boolean implied)
       throws UsageException {
-    if (!implied && !r.hasMatchedOption("--oauth")) {
+    if (!implied && !r.hasMatchedOption("--oauth") && !r.hasMatchedOption("--oauth-device")) {
       for (String name : NEEDS_OAUTH) {
         if (r.hasMatchedOption(name)) {
           log.warn(name + " has no effect without --oauth");
@@ -77,6 +78,11 @@ final class OAuthOptions {
       log.warn("--client-metadata-url is ignored: --client-id names a pre-registered client");
     }
     boolean clientCredentials = r.hasMatchedOption("--client-credentials");
+    boolean device = r.hasMatchedOption("--oauth-device");
+    if (device && clientCredentials) {
+      throw new UsageException("--oauth-device and --client-credentials are two different ways to sign in; choose one",
+          ExitCodes.USAGE);
+    }
     if (clientCredentials && (clientId == null || secret == null)) {
       throw new UsageException("--client-credentials needs --client-id and a secret (--client-secret-file or "
           + "$MCP_OAUTH_CLIENT_SECRET)", ExitCodes.USAGE);
@@ -90,7 +96,7 @@ final class OAuthOptions {
     Duration timeout = seconds(r, "--oauth-timeout", OAuthSettings.DEFAULT_FLOW_TIMEOUT, false);
     String store = r.matchedOptionValue("--token-store", null);
     return new OAuthSettings(clientId, secret, metadataUrl, r.matchedOptionValue("--oauth-scope", null), indicator, resource,
-        leeway, timeout, clientCredentials, store == null ? null : Path.of(store).toAbsolutePath());
+        leeway, timeout, clientCredentials, device, store == null ? null : Path.of(store).toAbsolutePath());
   }
 
   private static String secret(ParseResult r, Map<String, String> env) throws UsageException {

@@ -32,7 +32,7 @@ final class OAuthWiring {
         new OutboundHttp.Settings(config.connectTimeout(), config.caFiles(), env)), REQUEST_TIMEOUT);
     String server = config.url().toString();
     OAuthClient client = new OAuthClient(new OAuthClient.Settings(server, s.clientId(), s.clientSecret(), s.clientMetadataUrl(),
-        s.scope(), s.resourceIndicator(), s.resource(), s.refreshLeeway(), s.flowTimeout(), s.clientCredentials()),
+        s.scope(), s.resourceIndicator(), s.resource(), s.refreshLeeway(), s.flowTimeout(), s.clientCredentials(), s.device()),
         store, http, Browser.system(env), oauthLog::info, oauthLog::prompt, Clock.systemUTC(), d -> Thread.sleep(d.toMillis()));
     return new OAuthAuthorization(client, store, server);
   }

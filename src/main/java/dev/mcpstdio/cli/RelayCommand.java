@@ -107,7 +107,7 @@ final class RelayCommand {
     List<Header> headers = new ArrayList<>();
     boolean explicitBearer = r.hasMatchedOption("--bearer-token");
     String bearer = explicitBearer ? r.matchedOptionValue("--bearer-token", "") : env.get("MCP_BEARER_TOKEN");
-    if (bearer != null && !explicitBearer && r.hasMatchedOption("--oauth")) {
+    if (bearer != null && !explicitBearer && (r.hasMatchedOption("--oauth") || r.hasMatchedOption("--oauth-device"))) {
       log.warn("MCP_BEARER_TOKEN is ignored: --oauth signs in itself");
       bearer = null;
     }

@@ -61,13 +61,15 @@ public final class AuthorizationCodeFlow {
    */
   public Grant run(Discovery.ServerMetadata server, Clients clients, String scope, String resource)
       throws Failed, InterruptedException {
-    if (!server.codeChallengeMethods().isEmpty() && !server.codeChallengeMethods().contains("S256")) {
-      throw new Failed("the authorization server does not support PKCE with S256; refusing to sign in without it");
+    if (server.fromMetadata() && !server.codeChallengeMethods().contains("S256")) {
+      throw new Failed("the authorization server's metadata does not list PKCE S256 (code_challenge_methods_supported); "
+          + "refusing to sign in without it");
     }
     try (LoopbackCallback callback = LoopbackCallback.start()) {
       ClientIdentity client = clients.forRedirect(callback.redirectUri());
       Pkce pkce = Pkce.create();
       String state = Pkce.newState();
+      callback.expect(state);
       Map<String, String> params = new LinkedHashMap<>();
       params.put("response_type", "code");
       params.put("client_id", client.clientId());
@@ -78,9 +80,10 @@ public final class AuthorizationCodeFlow {
       params.put("resource", resource);
       params.put("scope", scope);
       String url = withQuery(server.authorizationEndpoint(), params);
-      say.accept("Sign in to continue: " + url.replace("state=" + state, "state=<redacted>"));
-      if (!browser.open(url)) {
-        say.accept("No browser could be opened; open the URL above yourself.");
+      if (browser.open(url)) {
+        say.accept("Sign in to continue (a browser was opened): " + url.replace("state=" + state, "state=<redacted>"));
+      } else { // the user must open it: the whole URL, state included (single-use, this sign-in only)
+        say.accept("Sign in to continue: open " + url);
       }
       LoopbackCallback.Answer answer;
       try {

@@ -19,8 +19,16 @@ public interface Browser {
   /** True when a browser was started (not that the user saw anything). */
   boolean open(String url);
 
+  /** Whether a browser can be expected here at all (else the device flow is the way to sign in). */
+  default boolean available() {
+    return true;
+  }
+
   static Browser system(Map<String, String> env) {
-    return url -> {
+    String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
+    boolean available = (env.get("BROWSER") != null && !env.get("BROWSER").isBlank()) || os.contains("mac")
+        || os.contains("win") || env.containsKey("DISPLAY") || env.containsKey("WAYLAND_DISPLAY");
+    Browser opener = url -> {
       String configured = env.get("BROWSER");
       List<List<String>> commands = new ArrayList<>();
       if (configured != null && !configured.isBlank()) {
@@ -35,7 +43,6 @@ public interface Browser {
           }
         }
       } else {
-        String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
         if (os.contains("mac")) {
           commands.add(List.of("open", url));
         } else if (os.contains("win")) {
@@ -44,7 +51,7 @@ public interface Browser {
           commands.add(List.of("xdg-open", url));
         }
       }
-      for (List<String> argv : commands) {
+      for (List<String> argv : commands) { // started, never waited for: the JDK's process reaper reaps it
         try {
           new ProcessBuilder(argv).redirectOutput(ProcessBuilder.Redirect.DISCARD)
               .redirectError(ProcessBuilder.Redirect.DISCARD).redirectInput(ProcessBuilder.Redirect.PIPE).start()
@@ -55,6 +62,17 @@ public interface Browser {
         }
       }
       return false;
+    };
+    return new Browser() {
+      @Override
+      public boolean open(String url) {
+        return opener.open(url);
+      }
+
+      @Override
+      public boolean available() {
+        return available;
+      }
     };
   }
 }

@@ -22,7 +22,9 @@ import java.util.concurrent.TimeoutException;
  * {@code 127.0.0.1} and a fresh ephemeral port, for this flow only, closed on every way out of it
  * (so no flow ever finds its port taken by an earlier one). It answers {@code GET /callback} once:
  * the first request carrying {@code code} or {@code error} is the answer, later ones are told it
- * was received already; a bare visit gets a neutral waiting page; any other path is 404. Pages
+ * was received already; one whose {@code state} is not the flow's is turned away (so another local
+ * process cannot spoil a sign-in by guessing the port); a bare visit gets a neutral waiting page;
+ * any other path is 404. Pages
  * echo nothing the request carried, and are sent {@code no-store} with no referrer.
  */
 public final class LoopbackCallback implements AutoCloseable {
@@ -37,6 +39,12 @@ public final class LoopbackCallback implements AutoCloseable {
   private final HttpServer server;
   private final CompletableFuture<Answer> answer = new CompletableFuture<>();
   private final java.util.concurrent.atomic.AtomicBoolean taken = new java.util.concurrent.atomic.AtomicBoolean();
+  private volatile String expectedState; // null: any answer is taken (and checked by the flow)
+
+  /** Only an answer carrying this {@code state} is taken; others (another local process's guess) are turned away. */
+  public void expect(String state) {
+    this.expectedState = state;
+  }
 
   private LoopbackCallback(HttpServer server) {
     this.server = server;
@@ -74,6 +82,11 @@ public final class LoopbackCallback implements AutoCloseable {
       Map<String, String> params = query(exchange.getRequestURI().getRawQuery());
       if (!params.containsKey("code") && !params.containsKey("error")) {
         reply(exchange, 200, "Waiting for the sign-in to finish.");
+        return;
+      }
+      String expected = expectedState;
+      if (expected != null && !Pkce.sameState(expected, params.get("state"))) {
+        reply(exchange, 400, "This answer is not for the sign-in in progress.");
         return;
       }
       boolean first = taken.compareAndSet(false, true);

@@ -25,7 +25,7 @@ import java.util.function.Consumer;
  */
 public final class OAuthClient {
 
-  /** What the operator configured. */
+  /** What the operator configured; {@link #toString()} never shows the client secret. */
   public record Settings(
       String serverUrl,
       String clientId,
@@ -36,7 +36,14 @@ public final class OAuthClient {
       String resource,
       Duration refreshLeeway,
       Duration flowTimeout,
-      boolean clientCredentials) {
+      boolean clientCredentials,
+      boolean device) {
+
+    @Override
+    public String toString() {
+      return "Settings[serverUrl=" + serverUrl + ", clientId=" + clientId + ", clientSecret="
+          + (clientSecret == null ? "none" : "<redacted>") + ", scope=" + scope + ", device=" + device + "]";
+    }
 
     /** The RFC 8707 resource to send: the override, else the server URL; null when disabled. */
     String resourceToSend() {
@@ -117,19 +124,33 @@ public final class OAuthClient {
   private String renew(String rejected, String hint, String stepUpScope) throws AuthFailed, InterruptedException {
     try (LoginLock ignored = LoginLock.acquire(storeFolder(), settings.serverUrl(), settings.flowTimeout().plusSeconds(30))) {
       Optional<TokenRecord> stored = store.load(settings.serverUrl());
-      if (stored.isPresent() && stepUpScope == null && fresh(stored.get()) && !stored.get().accessToken().equals(rejected)) {
+      if (stored.isPresent() && fresh(stored.get()) && !stored.get().accessToken().equals(rejected)
+          && (stepUpScope == null || covers(stored.get().scope(), stepUpScope))) {
         return sendable(stored.get()); // another relay renewed it while this one waited
       }
+      boolean refreshRejected = false;
       if (stored.isPresent() && stepUpScope == null && refreshable(stored.get())) {
         TokenRecord refreshed = refresh(stored.get());
         if (refreshed != null) {
           return sendable(refreshed);
         }
+        refreshRejected = true;
       }
-      return sendable(signIn(stored.orElse(null), hint, stepUpScope));
+      if (stepUpScope != null && !steppedUp.add(stepUpScope)) {
+        throw new AuthFailed("the server still wants more scope after signing in for " + stepUpScope + "; not asking again");
+      }
+      return sendable(signIn(stored.orElse(null), refreshRejected, hint, stepUpScope));
     } catch (IOException e) {
       throw new AuthFailed(e.getMessage());
     }
+  }
+
+  /** Step-up scopes signed in for already: the same one twice means more sign-ins will not help (MCP §6.8). */
+  private final Set<String> steppedUp = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+  private static boolean covers(String granted, String wanted) {
+    Set<String> have = new java.util.HashSet<>(List.of((granted == null ? "" : granted).strip().split("\\s+")));
+    return have.containsAll(List.of(wanted.strip().split("\\s+")));
   }
 
   private Path storeFolder() {
@@ -155,9 +176,13 @@ public final class OAuthClient {
       TokenResponse answer = endpoint.refresh(java.net.URI.create(r.tokenEndpoint()), client, r.refreshToken(), null, resource);
       switch (answer) {
         case TokenResponse.Granted g -> {
-          TokenRecord next = merge(r, g, client, r.tokenEndpoint(), r.authorizationEndpoint(), r.registrationEndpoint(),
+          TokenRecord next = merge(r, g, r.scope(), client, r.tokenEndpoint(), r.authorizationEndpoint(), r.registrationEndpoint(),
               r.issuer(), r.issParameterSupported(), resource);
-          store.save(settings.serverUrl(), next); // a rotated refresh token is worthless unless kept at once
+          try {
+            store.save(settings.serverUrl(), next); // a rotated refresh token is worthless unless kept at once
+          } catch (IOException e) {
+            log.accept("OAuth: the refreshed login could not be stored (" + e.getMessage() + "); it serves this relay only");
+          }
           log.accept("OAuth: access token refreshed");
           return next;
         }
@@ -185,7 +210,7 @@ public final class OAuthClient {
   }
 
   /** A new login: discovery, the client identity, the flow; stored before it is returned. */
-  private TokenRecord signIn(TokenRecord previous, String hint, String stepUpScope)
+  private TokenRecord signIn(TokenRecord previous, boolean refreshRejected, String hint, String stepUpScope)
       throws AuthFailed, InterruptedException, IOException {
     Discovery.Result found = new Discovery(http).discover(settings.serverUrl(), hint);
     found.warnings().forEach(w -> log.accept("OAuth: " + w));
@@ -203,11 +228,19 @@ public final class OAuthClient {
         throw new AuthFailed("--client-credentials needs --client-id and a client secret (--client-secret-file)");
       }
       granted = granted(tokens.clientCredentials(server.tokenEndpoint(), client, scope, resource), "the client credentials grant");
+    } else if (settings.device() || (!browser.available() && server.deviceAuthorizationEndpoint() != null)) {
+      if (!settings.device()) {
+        log.accept("OAuth: no browser can be opened here; signing in with the device flow");
+      }
+      try {
+        client = identity(server, cached(previous), null, scope);
+        granted = new DeviceFlow(http, prompt, log, sleeper, settings.flowTimeout()).run(server, client, scope, resource);
+      } catch (AuthorizationCodeFlow.Failed e) {
+        throw new AuthFailed(e.getMessage());
+      }
     } else {
       AuthorizationCodeFlow flow = new AuthorizationCodeFlow(tokens, browser, prompt, settings.flowTimeout());
-      ClientIdentity cached = previous == null || previous.clientId() == null ? null
-          : new ClientIdentity(previous.clientId(), previous.clientSecret(), previous.clientSecretExpiresAt(),
-              previous.tokenEndpointAuthMethod(), previous.issuer());
+      ClientIdentity cached = cached(previous);
       try {
         AuthorizationCodeFlow.Grant grant = flow.run(server, redirect -> identity(server, cached, redirect, scope), scope, resource);
         client = grant.client();
@@ -217,12 +250,18 @@ public final class OAuthClient {
       }
     }
     granted.warnings().forEach(w -> log.accept("OAuth: " + w));
-    TokenRecord record = merge(previous, granted, client, server.tokenEndpoint().toString(),
+    TokenRecord record = merge(refreshRejected ? null : previous, granted, scope, client, server.tokenEndpoint().toString(),
         server.authorizationEndpoint().toString(), server.registrationEndpoint() == null ? null : server.registrationEndpoint().toString(),
         server.issuer(), server.issParameterSupported(), resource);
     store.save(settings.serverUrl(), record);
     log.accept("OAuth: signed in to " + ServerKey.of(settings.serverUrl()));
     return record;
+  }
+
+  private static ClientIdentity cached(TokenRecord previous) {
+    return previous == null || previous.clientId() == null ? null
+        : new ClientIdentity(previous.clientId(), previous.clientSecret(), previous.clientSecretExpiresAt(),
+            previous.tokenEndpointAuthMethod(), previous.issuer());
   }
 
   /** Pre-registered, then a client ID metadata document, then a cached registration, then a new one. */
@@ -264,12 +303,21 @@ public final class OAuthClient {
     };
   }
 
-  /** The new login; what the answer leaves out (a refresh token, the scope) is kept from before. */
-  private TokenRecord merge(TokenRecord previous, TokenResponse.Granted g, ClientIdentity client, String tokenEndpoint,
-      String authorizationEndpoint, String registrationEndpoint, String issuer, Boolean issSupported, String resource) {
+  /**
+   * The new login. A refresh token the answer leaves out is kept from {@code previous} only when
+   * that login is of the same client at the same authorization server (a refresh token never
+   * travels to another server); a scope it leaves out is the one requested (RFC 6749 §5.1).
+   *
+   * @param previous the login being renewed, or null when nothing may be carried over
+   */
+  private TokenRecord merge(TokenRecord previous, TokenResponse.Granted g, String requestedScope, ClientIdentity client,
+      String tokenEndpoint, String authorizationEndpoint, String registrationEndpoint, String issuer, Boolean issSupported,
+      String resource) {
     Instant expiresAt = g.expiresIn() == null ? null : clock.instant().plusSeconds(g.expiresIn());
-    String refresh = g.refreshToken() != null ? g.refreshToken() : previous == null ? null : previous.refreshToken();
-    String scope = g.scope() != null ? g.scope() : previous == null ? null : previous.scope();
+    boolean sameClient = previous != null && java.util.Objects.equals(previous.issuer(), issuer)
+        && java.util.Objects.equals(previous.clientId(), client.clientId());
+    String refresh = g.refreshToken() != null ? g.refreshToken() : sameClient ? previous.refreshToken() : null;
+    String scope = g.scope() != null ? g.scope() : requestedScope;
     return new TokenRecord(g.accessToken(), g.tokenType(), expiresAt, refresh, scope, client.clientId(), client.clientSecret(),
         client.secretExpiresAt(), tokenEndpoint, authorizationEndpoint, registrationEndpoint, issuer, client.authMethod(),
         resource == null, issSupported, g.idToken(), resource);

@@ -70,12 +70,11 @@ public final class TokenEndpoint {
     };
   }
 
-  /** A grant at the endpoint with the client's authentication added. */
-  TokenResponse post(URI endpoint, Map<String, String> form, ClientIdentity client) throws InterruptedException {
-    Map<String, String> headers = new LinkedHashMap<>();
+  /** Adds the client's authentication to a request's form or headers, the way it registered. */
+  static void authenticate(ClientIdentity client, Map<String, String> form, Map<String, String> headers) {
     if (client.authMethod().equals(ClientIdentity.BASIC)) {
       String pair = URLEncoder.encode(client.clientId(), StandardCharsets.UTF_8) + ":"
-          + URLEncoder.encode(client.clientSecret(), StandardCharsets.UTF_8);
+          + URLEncoder.encode(client.clientSecret(), StandardCharsets.UTF_8); // RFC 6749 §2.3.1: each part form-encoded
       headers.put("Authorization", "Basic " + Base64.getEncoder().encodeToString(pair.getBytes(StandardCharsets.UTF_8)));
     } else {
       form.put("client_id", client.clientId());
@@ -83,6 +82,12 @@ public final class TokenEndpoint {
         form.put("client_secret", client.clientSecret());
       }
     }
+  }
+
+  /** A grant at the endpoint with the client's authentication added. */
+  TokenResponse post(URI endpoint, Map<String, String> form, ClientIdentity client) throws InterruptedException {
+    Map<String, String> headers = new LinkedHashMap<>();
+    authenticate(client, form, headers);
     try {
       OAuthHttp.Answer a = http.postForm(endpoint, form, headers);
       if (a.status() / 100 == 3) {

@@ -12,8 +12,9 @@ import java.util.Map;
  * What a token endpoint answered (RFC 6749 §5), read the way real servers send it: JSON, or
  * form-encoded (GitHub; the first of repeated keys wins); an {@code error} in a 200 is an error;
  * {@code expires_in} as a number or a numeric string. Everything the server wrote that may reach a
- * log (error codes and descriptions) is cut down to RFC 6749's safe characters and 200 of them; a
- * token that could break a header (CR, LF, NUL or another control character) is refused. The
+ * log (error codes and descriptions) is cut down to RFC 6749's safe characters and 200 of them; an
+ * access token of anything but visible ASCII is refused (it could not be sent, or would break the
+ * header it goes into). The
  * access token itself never appears in a message.
  */
 public sealed interface TokenResponse {
@@ -78,8 +79,8 @@ public sealed interface TokenResponse {
     if (access == null || access.isEmpty()) {
       return new Unusable(status, "the token endpoint's answer has no access_token");
     }
-    if (access.chars().anyMatch(c -> c < 0x20 || c == 0x7f)) {
-      return new Unusable(status, "the access token holds control characters; refused before it becomes a header");
+    if (!access.chars().allMatch(c -> c >= 0x21 && c <= 0x7e)) { // what an HTTP header (RFC 6750 b64token) can carry
+      return new Unusable(status, "the access token holds characters a header cannot carry; refused before it becomes one");
     }
     List<String> warnings = new ArrayList<>();
     String tokenType = string(fields.get("token_type"));

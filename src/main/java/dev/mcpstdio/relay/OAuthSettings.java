@@ -17,6 +17,7 @@ import java.time.Duration;
  * @param refreshLeeway refresh this long before the access token expires
  * @param flowTimeout how long a sign-in may take
  * @param clientCredentials sign in as the client itself (machine to machine), no user
+ * @param device sign in with the device flow (RFC 8628) even where a browser could be opened
  * @param tokenStore the token store file, or null for the default place
  */
 public record OAuthSettings(
@@ -29,6 +30,7 @@ public record OAuthSettings(
     Duration refreshLeeway,
     Duration flowTimeout,
     boolean clientCredentials,
+    boolean device,
     Path tokenStore) {
 
   public static final Duration DEFAULT_REFRESH_LEEWAY = Duration.ofSeconds(60);
@@ -39,6 +41,6 @@ public record OAuthSettings(
     return "OAuthSettings[clientId=" + clientId + ", clientSecret=" + (clientSecret == null ? "none" : "<redacted>")
         + ", clientMetadataUrl=" + clientMetadataUrl + ", scope=" + scope + ", resourceIndicator=" + resourceIndicator
         + ", resource=" + resource + ", refreshLeeway=" + refreshLeeway + ", flowTimeout=" + flowTimeout
-        + ", clientCredentials=" + clientCredentials + ", tokenStore=" + tokenStore + "]";
+        + ", clientCredentials=" + clientCredentials + ", device=" + device + ", tokenStore=" + tokenStore + "]";
   }
 }

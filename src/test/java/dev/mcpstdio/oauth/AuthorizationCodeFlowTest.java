@@ -96,8 +96,8 @@ class AuthorizationCodeFlowTest {
     assertThat(exchange.get("code")).isEqualTo("the-code");
     assertThat(Pkce.challengeOf(exchange.get("code_verifier"))).isEqualTo(q.get("code_challenge"));
     assertThat(exchange.get("resource")).isEqualTo("https://mcp.example/mcp");
-    assertThat(said.getFirst()).contains("state=<redacted>").doesNotContain("state=" + URLEncoder.encode(q.get("state"),
-        StandardCharsets.UTF_8));
+    assertThat(said.getFirst()).contains("a browser was opened").contains("state=<redacted>")
+        .doesNotContain("state=" + URLEncoder.encode(q.get("state"), StandardCharsets.UTF_8));
   }
 
   @Test
@@ -105,9 +105,11 @@ class AuthorizationCodeFlowTest {
     as.script(e -> e.path().equals("/authorize")
         ? Reply.status(302, "Location", LoopbackCallback.query(e.query()).get("redirect_uri") + "?code=c&state=forged")
         : Reply.json("{\"access_token\":\"at\"}"));
-    assertThatThrownBy(() -> flow(Duration.ofSeconds(20)).run(metadata(false), r -> client, null, null))
-        .hasMessageContaining("state does not match");
+    assertThatThrownBy(() -> flow(Duration.ofMillis(1500)).run(metadata(false), r -> client, null, null))
+        .hasMessageContaining("did not come back"); // the listener turned the forged answer away
     assertThat(as.exchanges()).noneMatch(e -> e.path().equals("/token"));
+    assertThatThrownBy(() -> AuthorizationCodeFlow.check(new LoopbackCallback.Answer(Map.of("code", "c", "state", "forged")),
+        "expected", metadata(false))).hasMessageContaining("state does not match"); // and the flow checks again
 
     approve(q -> "&iss=https%3A%2F%2Fevil.example&error=access_denied&error_description=click+here");
     assertThatThrownBy(() -> flow(Duration.ofSeconds(20)).run(metadata(false), r -> client, null, null))
@@ -132,6 +134,16 @@ class AuthorizationCodeFlowTest {
   }
 
   @Test
+  void withoutABrowserTheWholeUrlIsShownSoTheUserCanOpenIt() {
+    as.script(e -> Reply.body(200, "text/html", "<p>log in</p>"));
+    OAuthHttp http = new OAuthHttp(HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build(), Duration.ofSeconds(5));
+    AuthorizationCodeFlow noBrowser = new AuthorizationCodeFlow(new TokenEndpoint(http), url -> false, said::add, Duration.ofMillis(200));
+    assertThatThrownBy(() -> noBrowser.run(metadata(false), r -> client, null, null)).hasMessageContaining("did not come back");
+    assertThat(said.getFirst()).startsWith("Sign in to continue: open " + issuer() + "/authorize?").contains("&state=")
+        .doesNotContain("<redacted>");
+  }
+
+  @Test
   void aServerWithoutS256IsRefusedUpFront() {
     Discovery.ServerMetadata plainOnly = new Discovery.ServerMetadata(issuer(), URI.create(issuer() + "/authorize"),
         URI.create(issuer() + "/token"), null, null, null, List.of(), List.of("plain"), List.of(), false, false, true);
@@ -149,12 +161,17 @@ class AuthorizationCodeFlowTest {
       HttpResponse<String> bare = http.send(HttpRequest.newBuilder(URI.create(callback.redirectUri())).build(),
           HttpResponse.BodyHandlers.ofString());
       assertThat(bare.body()).contains("Waiting");
+      callback.expect("<script>");
+      HttpResponse<String> stranger = http.send(HttpRequest.newBuilder(URI.create(callback.redirectUri()
+          + "?code=guess&state=wrong")).build(), HttpResponse.BodyHandlers.ofString());
+      assertThat(stranger.statusCode()).isEqualTo(400);
       HttpResponse<String> first = http.send(HttpRequest.newBuilder(URI.create(callback.redirectUri()
           + "?code=c1&state=%3Cscript%3E")).build(), HttpResponse.BodyHandlers.ofString());
       assertThat(first.body()).contains("Signed in").doesNotContain("<script>");
       assertThat(first.headers().firstValue("Cache-Control")).hasValue("no-store");
       assertThat(first.headers().firstValue("Referrer-Policy")).hasValue("no-referrer");
-      HttpResponse<String> second = http.send(HttpRequest.newBuilder(URI.create(callback.redirectUri() + "?code=c2")).build(),
+      HttpResponse<String> second = http.send(HttpRequest.newBuilder(URI.create(callback.redirectUri()
+          + "?code=c2&state=%3Cscript%3E")).build(),
           HttpResponse.BodyHandlers.ofString());
       assertThat(second.body()).contains("received already");
       assertThat(callback.await(Duration.ofSeconds(1)).get("code")).isEqualTo("c1");

@@ -101,7 +101,7 @@ class OAuthClientTest {
   private OAuthClient client(String scope) {
     OAuthHttp http = new OAuthHttp(HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build(), Duration.ofSeconds(5));
     OAuthClient.Settings settings = new OAuthClient.Settings(mcp(), null, null, null, scope, true, null, Duration.ofSeconds(60),
-        Duration.ofSeconds(20), false);
+        Duration.ofSeconds(20), false, false);
     return new OAuthClient(settings, store(), http, following(), log::add, log::add, Clock.fixed(now, ZoneOffset.UTC), slept::add);
   }
 

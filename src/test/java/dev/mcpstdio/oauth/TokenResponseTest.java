@@ -77,7 +77,9 @@ class TokenResponseTest {
     assertThat(parse(200, "application/json", "{\"token_type\":\"bearer\"}")).isInstanceOfSatisfying(TokenResponse.Unusable.class,
         u -> assertThat(u.reason()).contains("no access_token"));
     assertThat(parse(200, "application/json", "{\"access_token\":\"a\\r\\nX-Evil: 1\"}")).isInstanceOfSatisfying(
-        TokenResponse.Unusable.class, u -> assertThat(u.reason()).contains("control characters").doesNotContain("Evil"));
+        TokenResponse.Unusable.class, u -> assertThat(u.reason()).contains("a header cannot carry").doesNotContain("Evil"));
+    assertThat(parse(200, "application/json", "{\"access_token\":\"tok\u2028X\"}")).isInstanceOf(TokenResponse.Unusable.class);
+    assertThat(parse(200, "application/json", "{\"access_token\":\"t o k\"}")).isInstanceOf(TokenResponse.Unusable.class);
     assertThat(parse(200, null, "{}")).isInstanceOf(TokenResponse.Unusable.class);
   }
 }

@@ -122,7 +122,7 @@ class RelayOAuthComponentTest {
     TokenStore store = new TokenStore(home.resolve("tokens.json"), null, w -> { });
     OAuthHttp http = new OAuthHttp(HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build(), Duration.ofSeconds(5));
     OAuthClient client = new OAuthClient(new OAuthClient.Settings(url, null, null, null, "mcp", true, null, Duration.ofSeconds(60),
-        Duration.ofSeconds(20), false), store, http, approving(), w -> { }, w -> { }, Clock.systemUTC(), d -> { });
+        Duration.ofSeconds(20), false, false), store, http, approving(), w -> { }, w -> { }, Clock.systemUTC(), d -> { });
     return RelayHarness.startWithAuthorization(URI.create(url), new OAuthAuthorization(client, store, url));
   }
 
