@@ -66,8 +66,8 @@ final class AuthCommand {
     String action = r.matchedPositional(0).getValue();
     String url = r.matchedPositionals().size() > 1 ? r.matchedPositional(1).getValue() : null;
     String storeOption = r.matchedOptionValue("--token-store", null);
-    TokenStore store = new TokenStore(storeOption != null ? Path.of(storeOption) : TokenStore.defaultPath(env),
-        storeOption != null ? null : TokenStore.legacyPath(env), log::warn);
+    TokenStore store = storeOption != null ? TokenStore.at(Path.of(storeOption), log::warn)
+        : new TokenStore(TokenStore.defaultPath(env), TokenStore.legacyPath(env), log::warn);
     switch (action) {
       case "list" -> {
         for (Map.Entry<String, TokenRecord> e : store.all().entrySet()) {

@@ -71,7 +71,8 @@ final class OAuthOptions {
       }
     }
     String metadataUrl = r.matchedOptionValue("--client-metadata-url", null);
-    if (metadataUrl != null && (EndpointGuard.refusal(metadataUrl) != null || !metadataUrl.startsWith("https://"))) {
+    if (metadataUrl != null && (EndpointGuard.refusal(metadataUrl) != null || !metadataUrl.startsWith("https://")
+        || java.net.URI.create(metadataUrl).getPath() == null || java.net.URI.create(metadataUrl).getPath().length() < 2)) {
       throw new UsageException("--client-metadata-url must be an https URL with a path", ExitCodes.USAGE);
     }
     if (metadataUrl != null && clientId != null) {

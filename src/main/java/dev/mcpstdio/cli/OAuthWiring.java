@@ -26,14 +26,14 @@ final class OAuthWiring {
   static Authorization create(RelayConfig config, Map<String, String> env, Log log) throws IOException {
     OAuthSettings s = config.oauth();
     Log oauthLog = log.tagged("oauth");
-    TokenStore store = new TokenStore(s.tokenStore() != null ? s.tokenStore() : TokenStore.defaultPath(env),
-        s.tokenStore() != null ? null : TokenStore.legacyPath(env), oauthLog::warn);
+    TokenStore store = s.tokenStore() != null ? TokenStore.at(s.tokenStore(), oauthLog::warn)
+        : new TokenStore(TokenStore.defaultPath(env), TokenStore.legacyPath(env), oauthLog::warn);
     OAuthHttp http = new OAuthHttp(OutboundHttp.createWithoutCookies(
         new OutboundHttp.Settings(config.connectTimeout(), config.caFiles(), env)), REQUEST_TIMEOUT);
     String server = config.url().toString();
     OAuthClient client = new OAuthClient(new OAuthClient.Settings(server, s.clientId(), s.clientSecret(), s.clientMetadataUrl(),
         s.scope(), s.resourceIndicator(), s.resource(), s.refreshLeeway(), s.flowTimeout(), s.clientCredentials(), s.device()),
         store, http, Browser.system(env), oauthLog::info, oauthLog::prompt, Clock.systemUTC(), d -> Thread.sleep(d.toMillis()));
-    return new OAuthAuthorization(client, store, server);
+    return new OAuthAuthorization(client, store, server, log.redactor()::addSecret);
   }
 }

@@ -173,14 +173,18 @@ public final class Discovery {
         continue;
       }
       String declared = OAuthJson.string(doc, "issuer");
-      if (declared != null && EndpointGuard.refusal(declared) == null && !origin(URI.create(declared)).equals(origin)) {
+      if (declared != null && EndpointGuard.refusal(declared) != null) {
+        warnings.add("discarding the metadata at " + candidate + ": its issuer is unusable (" + EndpointGuard.refusal(declared) + ")");
+        continue;
+      }
+      if (declared != null && !origin(URI.create(declared)).equals(origin)) {
         warnings.add("discarding the metadata at " + candidate + ": its issuer " + declared + " is on another origin");
         continue;
       }
       if (declared != null && !trimTrailingSlash(declared).equals(trimTrailingSlash(issuer))) {
         warnings.add("the metadata at " + candidate + " names issuer " + declared + ", not " + issuer + "; continuing");
       }
-      String pinned = declared != null && EndpointGuard.refusal(declared) == null ? declared : issuer;
+      String pinned = declared != null ? declared : issuer;
       return new ServerMetadata(pinned,
           required(doc, "authorization_endpoint", issuer, "/authorize", warnings),
           required(doc, "token_endpoint", issuer, "/token", warnings),

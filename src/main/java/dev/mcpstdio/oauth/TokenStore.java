@@ -66,6 +66,7 @@ public final class TokenStore {
   private final Path file;
   private final Path legacy; // null: no migration
   private final Consumer<String> warn;
+  private final boolean tightenFolder;
   private volatile boolean migrated;
   private volatile boolean corruptReported;
 
@@ -74,9 +75,22 @@ public final class TokenStore {
    * @param warn where problems are told (never with a secret in them)
    */
   public TokenStore(Path file, Path legacy, Consumer<String> warn) {
+    this(file, legacy, warn, true);
+  }
+
+  private TokenStore(Path file, Path legacy, Consumer<String> warn, boolean tightenFolder) {
     this.file = file.toAbsolutePath();
     this.legacy = legacy == null ? null : legacy.toAbsolutePath();
     this.warn = warn;
+    this.tightenFolder = tightenFolder;
+  }
+
+  /**
+   * A store at a place the user chose ({@code --token-store}): folders it creates are 0700, but an
+   * existing folder (a home, a project) is left as it is; the file itself is still 0600.
+   */
+  public static TokenStore at(Path file, Consumer<String> warn) {
+    return new TokenStore(file, null, warn, false);
   }
 
   /** The store's place for this environment (see the class comment). */
@@ -269,8 +283,8 @@ public final class TokenStore {
     }
   }
 
-  /** The folder (and missing ancestors) created 0700; an existing one of ours tightened to 0700. */
-  private static void privateFolder(Path dir) throws IOException {
+  /** The folder (and missing ancestors) created 0700; an existing one tightened to 0700 when it is ours to tighten. */
+  private void privateFolder(Path dir) throws IOException {
     if (Files.isSymbolicLink(dir)) {
       throw new IOException("refusing to keep tokens in a symbolic link: " + dir);
     }
@@ -283,7 +297,7 @@ public final class TokenStore {
       return;
     }
     PosixFileAttributeView view = Files.getFileAttributeView(dir, PosixFileAttributeView.class, LinkOption.NOFOLLOW_LINKS);
-    if (view != null && !view.readAttributes().permissions().equals(PosixFilePermissions.fromString("rwx------"))) {
+    if (tightenFolder && view != null && !view.readAttributes().permissions().equals(PosixFilePermissions.fromString("rwx------"))) {
       view.setPermissions(PosixFilePermissions.fromString("rwx------"));
     }
   }

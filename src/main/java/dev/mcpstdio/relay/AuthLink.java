@@ -40,7 +40,7 @@ final class AuthLink implements Interceptor {
   }
 
   private static boolean insufficientScope(Outcome.Refused r) {
-    return r.status() == 403 && r.headers().allValues("WWW-Authenticate").stream()
-        .anyMatch(v -> v.toLowerCase(java.util.Locale.ROOT).contains("insufficient_scope"));
+    return r.status() == 403 && dev.mcpstdio.oauth.AuthChallenge.bearer(r.headers().allValues("WWW-Authenticate"))
+        .map(c -> "insufficient_scope".equals(c.error())).orElse(false);
   }
 }

@@ -355,9 +355,14 @@ final class LegacySseUpstream {
       call.handover().complete(null);
       return Outcome.Failed.of(Outcome.Kind.TRANSPORT, "already answered");
     }
-    HttpRequest request = withHeaders(HttpRequest.newBuilder(target).timeout(config.readTimeout()))
+    HttpRequest.Builder builder = withHeaders(HttpRequest.newBuilder(target).timeout(config.readTimeout()))
         .header("Content-Type", "application/json")
-        .POST(HttpRequest.BodyPublishers.ofByteArray(call.body())).build();
+        .POST(HttpRequest.BodyPublishers.ofByteArray(call.body()));
+    String authorization = call.headers().get("authorization"); // the login AuthLink chose for this attempt
+    if (authorization != null) {
+      builder.setHeader("Authorization", authorization);
+    }
+    HttpRequest request = builder.build();
     try {
       HttpResponse<Void> response = client.send(request, HttpResponse.BodyHandlers.discarding());
       call.handover().complete(null);

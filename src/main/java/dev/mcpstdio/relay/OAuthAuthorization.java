@@ -12,17 +12,28 @@ public final class OAuthAuthorization implements Authorization {
   private final OAuthClient client;
   private final TokenStore store;
   private final String serverUrl;
+  private final java.util.function.Consumer<String> secrets;
+  private final java.util.Set<String> registered = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
-  public OAuthAuthorization(OAuthClient client, TokenStore store, String serverUrl) {
+  /** @param secrets told each access token once, so the log never shows it (the relay's redactor) */
+  public OAuthAuthorization(OAuthClient client, TokenStore store, String serverUrl, java.util.function.Consumer<String> secrets) {
     this.client = client;
     this.store = store;
     this.serverUrl = serverUrl;
+    this.secrets = secrets;
+  }
+
+  private String bearer(String token) {
+    if (registered.add(token)) {
+      secrets.accept(token);
+    }
+    return "Bearer " + token;
   }
 
   @Override
   public String header() throws Unavailable, InterruptedException {
     try {
-      return "Bearer " + client.token();
+      return bearer(client.token());
     } catch (OAuthClient.AuthFailed e) {
       throw new Unavailable(e.getMessage());
     }
@@ -30,7 +41,7 @@ public final class OAuthAuthorization implements Authorization {
 
   @Override
   public String current() {
-    return store.load(serverUrl).map(r -> "Bearer " + r.accessToken()).orElse(null);
+    return store.load(serverUrl).map(r -> bearer(r.accessToken())).orElse(null);
   }
 
   @Override
@@ -40,13 +51,13 @@ public final class OAuthAuthorization implements Authorization {
     String hint = bearer.map(AuthChallenge::resourceMetadata).orElse(null);
     try {
       if (status == 403) {
-        String scope = bearer.map(AuthChallenge::scope).orElse(null);
+        String scope = bearer.filter(c -> "insufficient_scope".equals(c.error())).map(AuthChallenge::scope).orElse(null);
         if (scope == null) {
           return null; // forbidden without naming a scope: more scope would not help
         }
-        return "Bearer " + client.insufficientScope(rejectedToken, scope, hint);
+        return bearer(client.insufficientScope(rejectedToken, scope, hint));
       }
-      return "Bearer " + client.unauthorized(rejectedToken, hint);
+      return bearer(client.unauthorized(rejectedToken, hint));
     } catch (OAuthClient.AuthFailed e) {
       throw new Unavailable(e.getMessage());
     }

@@ -122,6 +122,7 @@ public final class Relay {
       chain.add(new AuthLink(auth));
       legacyChain.add(new AuthLink(auth));
       upstream.authorization(auth);
+      serverStream.authorization(auth);
     }
     this.legacyLinks = List.copyOf(legacyChain);
     this.legacy = config.transport() == RelayConfig.Transport.STREAMABLE_HTTP ? null

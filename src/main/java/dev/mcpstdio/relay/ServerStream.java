@@ -2,6 +2,7 @@ package dev.mcpstdio.relay;
 
 import dev.mcpstdio.stdio.Log;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -111,6 +112,13 @@ final class ServerStream {
     }
   }
 
+  private volatile Authorization auth; // null unless the relay signs in itself
+
+  /** A 401 on the stream renews the relay's login (refresh, else sign-in) before the stream is reopened. */
+  void authorization(Authorization authorization) {
+    this.auth = authorization;
+  }
+
   private Duration backoff = INITIAL_BACKOFF;
   private String lastEventId;
   private long generation = -1;
@@ -138,6 +146,16 @@ final class ServerStream {
     if (status == 200 && result.body() == null) {
       log.debug("server answered GET without an event stream; continuing without it");
       return null;
+    }
+    Authorization a = auth;
+    if (status == 401 && a != null && a.current() != null) {
+      try {
+        a.renew(a.current(), 401, List.of());
+        return Duration.ZERO; // reopen at once with the renewed login
+      } catch (Authorization.Unavailable e) {
+        log.warn("the GET stream was refused (HTTP 401) and renewing the login failed: " + e.getMessage());
+        return nextBackoff();
+      }
     }
     if (status != 200) {
       log.debug("GET stream unavailable (" + (status < 0 ? result.failure() : "HTTP " + status) + ")");

@@ -190,4 +190,51 @@ class OAuthClientTest {
     assertThat(OAuthClient.union(null, null)).isNull();
     assertThat(OAuthClient.union("b a", " a c ")).isEqualTo("a b c");
   }
+
+  @Test
+  void aRefreshTokenNeverTravelsToAnotherAuthorizationServer() throws Exception {
+    behave();
+    client().token(); // rt-1 from this server
+    FakeMcpServer other = new FakeMcpServer(e -> Reply.status(404));
+    try {
+      String otherBase = "http://127.0.0.1:" + other.port();
+      other.script(e -> switch (e.path()) {
+        case "/.well-known/oauth-authorization-server" -> Reply.json("{\"issuer\":\"" + otherBase + "\",\"authorization_endpoint\":\""
+            + otherBase + "/authorize\",\"token_endpoint\":\"" + otherBase + "/token\",\"registration_endpoint\":\"" + otherBase
+            + "/register\",\"code_challenge_methods_supported\":[\"S256\"]}");
+        case "/register" -> Reply.json("{\"client_id\":\"other-client\"}");
+        case "/authorize" -> {
+          Map<String, String> q = LoopbackCallback.query(e.query());
+          yield Reply.status(302, "Location", q.get("redirect_uri") + "?code=c&state=" + URLEncoder.encode(q.get("state"),
+              StandardCharsets.UTF_8));
+        }
+        case "/token" -> Reply.json("{\"access_token\":\"from-other\"}"); // no refresh token, no scope
+        default -> Reply.status(404);
+      });
+      tokenScript = form -> Reply.body(400, "application/json", "{\"error\":\"invalid_grant\"}");
+      server.script(e -> switch (e.path()) { // the resource moved to the other authorization server
+        case "/.well-known/oauth-protected-resource/mcp" -> Reply.json("{\"authorization_servers\":[\"" + otherBase + "\"]}");
+        case "/token" -> tokenScript.apply(LoopbackCallback.query(e.text()));
+        default -> Reply.status(404);
+      });
+      assertThat(client("mcp").unauthorized("at-1", null)).isEqualTo("from-other");
+      TokenRecord stored = store().load(mcp()).orElseThrow();
+      assertThat(stored.issuer()).isEqualTo(otherBase);
+      assertThat(stored.refreshToken()).isNull(); // not rt-1 of the first server
+      assertThat(stored.scope()).isEqualTo("mcp"); // the requested scope, the answer having named none
+      assertThat(stored.clientId()).isEqualTo("other-client");
+    } finally {
+      other.close();
+    }
+  }
+
+  @Test
+  void theSameStepUpIsNotAskedForTwice() throws Exception {
+    behave();
+    OAuthClient client = client();
+    client.token();
+    client.insufficientScope("at-1", "admin", null);
+    assertThatThrownBy(() -> client.insufficientScope("at-2", "admin", null)).isInstanceOf(OAuthClient.AuthFailed.class)
+        .hasMessageContaining("not asking again");
+  }
 }

@@ -44,6 +44,7 @@ class RelayOAuthComponentTest {
   private volatile String needScope; // a scope the server insists on (403) until the token has it
   private volatile boolean refuseSignIn;
   private final Map<String, String> scopeOf = new java.util.concurrent.ConcurrentHashMap<>();
+  private final List<String> oauthLog = new java.util.concurrent.CopyOnWriteArrayList<>();
 
   @AfterEach
   void stop() {
@@ -73,6 +74,10 @@ class RelayOAuthComponentTest {
         if (auth == null || !auth.equals("Bearer " + valid)) {
           yield Reply.status(401, "WWW-Authenticate", "Bearer resource_metadata=\"" + base()
               + "/.well-known/oauth-protected-resource/mcp\"");
+        }
+        if (e.method().equals("GET")) { // a short stream the relay keeps reopening
+          yield Reply.sse(List.of(FakeMcpServer.Step.message("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\","
+              + "\"params\":{\"level\":\"info\",\"data\":\"tick\"}}")));
         }
         if (needScope != null && !scopeOf.getOrDefault(valid, "").contains(needScope) && "tools/call".equals(e.rpcMethod())) {
           yield Reply.status(403, "WWW-Authenticate", "Bearer error=\"insufficient_scope\", scope=\"" + needScope + "\"");
@@ -122,8 +127,8 @@ class RelayOAuthComponentTest {
     TokenStore store = new TokenStore(home.resolve("tokens.json"), null, w -> { });
     OAuthHttp http = new OAuthHttp(HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build(), Duration.ofSeconds(5));
     OAuthClient client = new OAuthClient(new OAuthClient.Settings(url, null, null, null, "mcp", true, null, Duration.ofSeconds(60),
-        Duration.ofSeconds(20), false, false), store, http, approving(), w -> { }, w -> { }, Clock.systemUTC(), d -> { });
-    return RelayHarness.startWithAuthorization(URI.create(url), new OAuthAuthorization(client, store, url));
+        Duration.ofSeconds(20), false, false), store, http, approving(), oauthLog::add, oauthLog::add, Clock.systemUTC(), d -> { });
+    return RelayHarness.startWithAuthorization(URI.create(url), new OAuthAuthorization(client, store, url, w -> { }));
   }
 
   /** The host's traffic to the MCP endpoint (discovery's credential-free probe left out). */
@@ -141,6 +146,7 @@ class RelayOAuthComponentTest {
       assertThat(issued).hasValue(1);
       assertThat(mcpRequests()).allSatisfy(e -> assertThat(e.header("authorization")).isEqualTo("Bearer at-1"));
       assertThat(relay.log()).doesNotContain("at-1").doesNotContain("rt-1");
+      assertThat(oauthLog).isNotEmpty().allSatisfy(l -> assertThat(l).doesNotContain("at-1").doesNotContain("rt-1"));
     }
   }
 
@@ -185,6 +191,21 @@ class RelayOAuthComponentTest {
       String answer = relay.answerTo("4");
       assertThat(Jsons.parse(answer).has("error")).as(answer).isFalse();
       assertThat(scopeOf.get(valid)).isEqualTo("admin mcp");
+    }
+  }
+
+  @Test
+  void aStreamRefusedForItsTokenRenewsTheLoginWithoutWaitingForARequest() {
+    behave();
+    try (RelayHarness relay = relay()) {
+      relay.initialize();
+      dev.mcpstdio.testing.Await.until("the GET stream to be open with the first token", RelayHarness.TIMEOUT,
+          () -> server.exchanges().stream().anyMatch(e -> e.method().equals("GET") && "Bearer at-1".equals(e.header("authorization"))));
+      valid = "revoked";
+      dev.mcpstdio.testing.Await.until("the stream to come back with a renewed token", RelayHarness.TIMEOUT,
+          () -> server.exchanges().stream().anyMatch(e -> e.method().equals("GET") && "Bearer at-2".equals(e.header("authorization"))));
+      assertThat(server.exchanges().stream().filter(e -> e.path().equals("/token")).map(e -> form(e.text()).get("grant_type")))
+          .containsExactly("authorization_code", "refresh_token");
     }
   }
 }
