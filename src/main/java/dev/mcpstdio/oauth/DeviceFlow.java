@@ -11,8 +11,8 @@ import java.util.function.Consumer;
  * on another device and enters (or checks) a code while the relay polls the token endpoint. The
  * code is always shown, even with a complete URL (RFC 8628 §3.3.1: the user should check it).
  * Polling starts at once and keeps the server's pace ({@code slow_down} adds five seconds, up to a
- * minute), never sleeps past the deadline, retries through network trouble, and ends at the first
- * final answer.
+ * minute), never sleeps past the deadline, polls on through network trouble and a busy server
+ * (5xx, 429, {@code temporarily_unavailable}), and ends at the first final answer.
  */
 public final class DeviceFlow {
 
@@ -90,6 +90,8 @@ public final class DeviceFlow {
         case TokenResponse.Refused refused when "slow_down".equals(refused.error()) -> interval = Math.min(60, interval + 5);
         case TokenResponse.Refused refused when "expired_token".equals(refused.error()) || "access_denied".equals(refused.error()) ->
             throw new AuthorizationCodeFlow.Failed("the device sign-in failed: " + refused.error());
+        case TokenResponse.Refused refused when refused.retryable() ->
+            log.accept("OAuth: the token endpoint is busy (" + refused.describe() + "); polling on");
         case TokenResponse.Refused refused -> throw new AuthorizationCodeFlow.Failed("the device sign-in failed: " + refused.describe());
         case TokenResponse.Unusable u -> throw new AuthorizationCodeFlow.Failed(u.reason());
         case TokenResponse.Unreachable u -> log.accept("OAuth: polling the token endpoint failed for now (" + u.reason() + ")");

@@ -237,4 +237,36 @@ class OAuthClientTest {
     assertThatThrownBy(() -> client.insufficientScope("at-2", "admin", null)).isInstanceOf(OAuthClient.AuthFailed.class)
         .hasMessageContaining("not asking again");
   }
+
+  @Test
+  void withoutABrowserTheDeviceFlowIsChosenWhenTheServerOffersIt() throws Exception {
+    server.script(e -> switch (e.path()) {
+      case "/.well-known/oauth-authorization-server" -> Reply.json("{\"issuer\":\"" + base() + "\",\"authorization_endpoint\":\""
+          + base() + "/authorize\",\"token_endpoint\":\"" + base() + "/token\",\"registration_endpoint\":\"" + base()
+          + "/register\",\"device_authorization_endpoint\":\"" + base() + "/device\",\"code_challenge_methods_supported\":[\"S256\"]}");
+      case "/register" -> Reply.json("{\"client_id\":\"headless\"}");
+      case "/device" -> Reply.json("{\"device_code\":\"dc\",\"user_code\":\"CODE\",\"verification_uri\":\"" + base() + "/a\"}");
+      case "/token" -> Reply.json("{\"access_token\":\"via-device\",\"expires_in\":600}");
+      default -> Reply.status(404);
+    });
+    Browser none = new Browser() {
+      @Override
+      public boolean open(String url) {
+        throw new AssertionError("no browser should be tried");
+      }
+
+      @Override
+      public boolean available() {
+        return false;
+      }
+    };
+    OAuthHttp http = new OAuthHttp(HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build(), Duration.ofSeconds(5));
+    OAuthClient headless = new OAuthClient(new OAuthClient.Settings(mcp(), null, null, null, null, true, null, Duration.ofSeconds(60),
+        Duration.ofSeconds(20), false, false), store(), http, none, log::add, log::add, Clock.fixed(now, ZoneOffset.UTC), slept::add);
+    assertThat(headless.token()).isEqualTo("via-device");
+    assertThat(log).contains("OAuth: no browser can be opened here; signing in with the device flow", "  Code (verify it matches): CODE");
+    var registration = dev.mcpstdio.testing.Jsons.parse(server.exchanges().stream().filter(e -> e.path().equals("/register"))
+        .findFirst().orElseThrow().text());
+    assertThat(registration.has("redirect_uris")).isFalse();
+  }
 }
