@@ -52,8 +52,11 @@ public final class Discovery {
       boolean clientIdMetadataDocumentSupported,
       boolean fromMetadata) {}
 
-  /** What discovery found. {@code resource} is null when the server publishes no resource metadata. */
-  public record Result(ResourceMetadata resource, ServerMetadata server, List<String> warnings) {}
+  /**
+   * What discovery found. {@code resource} is null when the server publishes no resource metadata;
+   * {@code challengeScope} is the {@code scope} of the server's own 401 when the probe saw one.
+   */
+  public record Result(ResourceMetadata resource, ServerMetadata server, String challengeScope, List<String> warnings) {}
 
   private final OAuthHttp http;
 
@@ -68,7 +71,10 @@ public final class Discovery {
   public Result discover(String serverUrl, String hint) throws InterruptedException {
     List<String> warnings = new ArrayList<>();
     URI server = URI.create(serverUrl.strip());
-    ResourceMetadata prm = resourceMetadata(server, hint != null ? hint : probe(server), warnings);
+    AuthChallenge probed = hint == null ? probe(server) : null;
+    String resourceHint = hint != null ? hint : probed == null ? null : probed.resourceMetadata();
+    String challengeScope = probed == null ? null : probed.scope();
+    ResourceMetadata prm = resourceMetadata(server, resourceHint, warnings);
     Set<String> issuers = new LinkedHashSet<>();
     if (prm != null) {
       issuers.add(prm.authorizationServer());
@@ -78,12 +84,12 @@ public final class Discovery {
     for (String issuer : issuers) {
       ServerMetadata found = serverMetadata(issuer, warnings);
       if (found != null) {
-        return new Result(prm, found, List.copyOf(warnings));
+        return new Result(prm, found, challengeScope, List.copyOf(warnings));
       }
     }
     String base = prm != null ? prm.authorizationServer() : origin(server);
     warnings.add("no authorization server metadata found; using the default endpoints of " + base);
-    return new Result(prm, defaults(base), List.copyOf(warnings));
+    return new Result(prm, defaults(base), challengeScope, List.copyOf(warnings));
   }
 
   /** The metadata of a known authorization server (a stored login's issuer), or null when it publishes none. */
@@ -136,18 +142,19 @@ public final class Discovery {
   }
 
   /**
-   * The {@code resource_metadata} a 401 names, from a minimal {@code initialize} POSTed without
-   * credentials; null when the server does not answer 401 with one. Any scheme's challenge counts
-   * (a server may offer Negotiate first).
+   * The challenge of the server's 401 to a minimal {@code initialize} POSTed without credentials:
+   * the one naming {@code resource_metadata} (any scheme: a server may offer Negotiate first), else
+   * the Bearer one; null when the server does not answer 401.
    */
-  private String probe(URI server) throws InterruptedException {
+  private AuthChallenge probe(URI server) throws InterruptedException {
     try {
       OAuthHttp.Answer a = http.postJson(server, PROBE, Map.of("Accept", "application/json, text/event-stream"));
       if (a.status() != 401) {
         return null;
       }
-      return AuthChallenge.parseAll(a.challenges()).stream().map(AuthChallenge::resourceMetadata)
-          .filter(java.util.Objects::nonNull).findFirst().orElse(null);
+      List<AuthChallenge> all = AuthChallenge.parseAll(a.challenges());
+      return all.stream().filter(c -> c.resourceMetadata() != null).findFirst()
+          .orElse(AuthChallenge.bearer(a.challenges()).orElse(null));
     } catch (IOException | IllegalArgumentException e) {
       return null; // unreachable: the well-known places are tried anyway
     }

@@ -98,7 +98,7 @@ public final class OAuthClient {
     if (stored.isPresent() && fresh(stored.get())) {
       return sendable(stored.get());
     }
-    return renew(null, null, null);
+    return renew(null, null, null, null);
   }
 
   /**
@@ -106,9 +106,10 @@ public final class OAuthClient {
    * has stored a different token meanwhile.
    *
    * @param hint the challenge's {@code resource_metadata}, or null
+   * @param challengeScope the challenge's {@code scope}: what a new sign-in asks for, or null
    */
-  public String unauthorized(String rejected, String hint) throws AuthFailed, InterruptedException {
-    return renew(rejected, hint, null);
+  public String unauthorized(String rejected, String hint, String challengeScope) throws AuthFailed, InterruptedException {
+    return renew(rejected, hint, null, challengeScope);
   }
 
   /**
@@ -118,10 +119,11 @@ public final class OAuthClient {
   public String insufficientScope(String rejected, String challengeScope, String hint) throws AuthFailed, InterruptedException {
     Optional<TokenRecord> stored = store.load(settings.serverUrl());
     String granted = stored.map(TokenRecord::scope).orElse(settings.scope());
-    return renew(rejected, hint, union(granted, challengeScope));
+    return renew(rejected, hint, union(granted, challengeScope), null);
   }
 
-  private String renew(String rejected, String hint, String stepUpScope) throws AuthFailed, InterruptedException {
+  private String renew(String rejected, String hint, String stepUpScope, String challengeScope)
+      throws AuthFailed, InterruptedException {
     try (LoginLock ignored = LoginLock.acquire(storeFolder(), settings.serverUrl(), settings.flowTimeout().plusSeconds(30))) {
       Optional<TokenRecord> stored = store.load(settings.serverUrl());
       if (stored.isPresent() && fresh(stored.get()) && !stored.get().accessToken().equals(rejected)
@@ -139,7 +141,7 @@ public final class OAuthClient {
       if (stepUpScope != null && !steppedUp.add(stepUpScope)) {
         throw new AuthFailed("the server still wants more scope after signing in for " + stepUpScope + "; not asking again");
       }
-      return sendable(signIn(stored.orElse(null), refreshRejected, hint, stepUpScope));
+      return sendable(signIn(stored.orElse(null), refreshRejected, hint, stepUpScope, challengeScope));
     } catch (IOException e) {
       throw new AuthFailed(e.getMessage());
     }
@@ -210,12 +212,20 @@ public final class OAuthClient {
   }
 
   /** A new login: discovery, the client identity, the flow; stored before it is returned. */
-  private TokenRecord signIn(TokenRecord previous, boolean refreshRejected, String hint, String stepUpScope)
+  /**
+   * @param stepUpScope the union a step-up asks for, or null
+   * @param challengeScope the scope a 401's challenge named, or null
+   */
+  private TokenRecord signIn(TokenRecord previous, boolean refreshRejected, String hint, String stepUpScope,
+      String challengeScope)
       throws AuthFailed, InterruptedException, IOException {
     Discovery.Result found = new Discovery(http).discover(settings.serverUrl(), hint);
     found.warnings().forEach(w -> log.accept("OAuth: " + w));
     Discovery.ServerMetadata server = found.server();
+    // a step-up's union; else the operator's choice; else (MCP 2025-11-25) the challenge's, else all the
+    // resource supports, else none
     String scope = stepUpScope != null ? stepUpScope : settings.scope() != null ? settings.scope()
+        : challengeScope != null ? challengeScope : found.challengeScope() != null ? found.challengeScope()
         : found.resource() != null && !found.resource().scopesSupported().isEmpty()
             ? String.join(" ", found.resource().scopesSupported()) : null;
     String resource = settings.resourceToSend();
@@ -271,8 +281,11 @@ public final class OAuthClient {
     if (configured != null) {
       return configured;
     }
-    if (settings.clientMetadataUrl() != null) {
+    if (settings.clientMetadataUrl() != null && server.clientIdMetadataDocumentSupported()) {
       return new ClientIdentity(settings.clientMetadataUrl(), null, null, ClientIdentity.NONE, server.issuer());
+    }
+    if (settings.clientMetadataUrl() != null) {
+      log.accept("OAuth: the authorization server does not accept client ID metadata documents; registering instead");
     }
     if (cached != null && cached.usableWith(server.issuer(), clock.instant())) {
       return cached;

@@ -57,7 +57,7 @@ public final class OAuthAuthorization implements Authorization {
         }
         return bearer(client.insufficientScope(rejectedToken, scope, hint));
       }
-      return bearer(client.unauthorized(rejectedToken, hint));
+      return bearer(client.unauthorized(rejectedToken, hint, bearer.map(AuthChallenge::scope).orElse(null)));
     } catch (OAuthClient.AuthFailed e) {
       throw new Unavailable(e.getMessage());
     }

@@ -100,7 +100,7 @@ public final class ConformanceHost {
     Path relayLog;
     try {
       relayLog = relayLog(scenario);
-      relay = startRelay(url, relayLog);
+      relay = startRelay(scenario, url, relayLog);
     } catch (IOException | RuntimeException e) {
       log("cannot start the relay: " + e);
       return EXIT_PROTOCOL_ERROR;
@@ -126,7 +126,7 @@ public final class ConformanceHost {
     return dir.resolve(name + "-relay.log");
   }
 
-  private static Process startRelay(String url, Path relayLog) throws IOException {
+  private static Process startRelay(String scenario, String url, Path relayLog) throws IOException {
     String jar = System.getProperty("mcpstdio.jar");
     if (jar == null || !Files.isRegularFile(Path.of(jar))) {
       throw new IOException("relay jar not found (system property mcpstdio.jar = " + jar + ")");
@@ -142,9 +142,33 @@ public final class ConformanceHost {
         command.add(flag);
       }
     }
+    ProcessBuilder builder = new ProcessBuilder(command);
+    if (scenario.startsWith("auth/")) {
+      // The relay signs in itself, with a browser that follows the authorization server's redirect
+      // (the suite's servers approve at once), a token store of its own, and the client ID metadata
+      // document URL the suite's authorization servers expect when they accept one.
+      Path store = relayLog.resolveSibling(relayLog.getFileName().toString().replace("-relay.log", "-tokens.json"));
+      Files.deleteIfExists(store);
+      command.addAll(List.of("--oauth", "--token-store", store.toString(),
+          "--client-metadata-url", "https://conformance-test.local/client-metadata.json"));
+      builder.environment().put("BROWSER", "curl -s -L -o /dev/null");
+    }
     command.add(url);
+    String context = System.getenv("MCP_CONFORMANCE_CONTEXT");
+    if (context != null && !context.isBlank()) { // a scenario's client settings, e.g. a pre-registered client
+      JsonNode c = JSON.readTree(context);
+      log("scenario context fields: " + c.propertyNames());
+      int at = command.size() - 1; // before the URL
+      if (c.hasNonNull("client_id")) {
+        command.add(at, c.get("client_id").asString());
+        command.add(at, "--client-id");
+      }
+      if (c.hasNonNull("client_secret")) {
+        builder.environment().put("MCP_OAUTH_CLIENT_SECRET", c.get("client_secret").asString());
+      }
+    }
     log("starting " + String.join(" ", command));
-    return new ProcessBuilder(command)
+    return builder.command(command)
         .redirectError(ProcessBuilder.Redirect.to(relayLog.toFile()))
         .start();
   }
@@ -188,7 +212,15 @@ public final class ConformanceHost {
           requireTool(tools, "test_reconnection");
           callTool("test_reconnection", NODES.objectNode());
         }
-        default -> throw new ProtocolError("unknown scenario '" + scenario + "' (MCP_CONFORMANCE_SCENARIO)");
+        default -> {
+          if (!scenario.startsWith("auth/")) {
+            throw new ProtocolError("unknown scenario '" + scenario + "' (MCP_CONFORMANCE_SCENARIO)");
+          }
+          // an authorization scenario: the sign-in is the relay's; use what the server offers
+          for (JsonNode tool : tools) {
+            callTool(tool.path("name").asString(""), NODES.objectNode());
+          }
+        }
       }
     } catch (ProtocolError e) {
       problem(e.getMessage());

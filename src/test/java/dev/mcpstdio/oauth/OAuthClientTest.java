@@ -145,7 +145,7 @@ class OAuthClientTest {
     client().token();
     tokenScript = form -> form.get("grant_type").equals("refresh_token")
         ? Reply.body(400, "application/json", "{\"error\":\"invalid_grant\"}") : grant(form);
-    assertThat(client().unauthorized("at-1", null)).isEqualTo("at-2");
+    assertThat(client().unauthorized("at-1", null, null)).isEqualTo("at-2");
     assertThat(requests("/authorize")).isEqualTo(2);
     assertThat(log).anySatisfy(l -> assertThat(l).contains("refresh was refused (invalid_grant (HTTP 400))"));
   }
@@ -156,11 +156,11 @@ class OAuthClientTest {
     client().token();
     AtomicInteger busy = new AtomicInteger(2);
     tokenScript = form -> busy.getAndDecrement() > 0 ? Reply.body(503, "text/html", "busy") : grant(form);
-    assertThat(client().unauthorized("at-1", null)).isEqualTo("at-2");
+    assertThat(client().unauthorized("at-1", null, null)).isEqualTo("at-2");
     assertThat(slept).containsExactly(Duration.ofSeconds(1), Duration.ofSeconds(2));
 
     tokenScript = form -> Reply.body(400, "application/json", "{\"error\":\"temporarily_unavailable\"}");
-    assertThatThrownBy(() -> client().unauthorized("at-2", null)).isInstanceOf(OAuthClient.AuthFailed.class)
+    assertThatThrownBy(() -> client().unauthorized("at-2", null, null)).isInstanceOf(OAuthClient.AuthFailed.class)
         .hasMessageContaining("the login is kept");
     assertThat(store().load(mcp())).isPresent();
     assertThat(requests("/authorize")).isOne();
@@ -175,7 +175,7 @@ class OAuthClientTest {
         null, null, r.tokenEndpoint(), r.authorizationEndpoint(), null, r.issuer(), r.tokenEndpointAuthMethod(), false, null,
         null, r.resource()));
     int before = server.exchanges().size();
-    assertThat(client().unauthorized("at-1", null)).isEqualTo("from-another-relay");
+    assertThat(client().unauthorized("at-1", null, null)).isEqualTo("from-another-relay");
     assertThat(server.exchanges()).hasSize(before);
   }
 
@@ -217,7 +217,7 @@ class OAuthClientTest {
         case "/token" -> tokenScript.apply(LoopbackCallback.query(e.text()));
         default -> Reply.status(404);
       });
-      assertThat(client("mcp").unauthorized("at-1", null)).isEqualTo("from-other");
+      assertThat(client("mcp").unauthorized("at-1", null, null)).isEqualTo("from-other");
       TokenRecord stored = store().load(mcp()).orElseThrow();
       assertThat(stored.issuer()).isEqualTo(otherBase);
       assertThat(stored.refreshToken()).isNull(); // not rt-1 of the first server
