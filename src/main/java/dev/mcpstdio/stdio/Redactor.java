@@ -60,17 +60,7 @@ public final class Redactor {
   }
 
   public String scrub(String text) {
-    if (text == null) {
-      return "null";
-    }
-    String out = text;
-    for (String secret : secrets) {
-      if (out.contains(secret)) {
-        out = out.replace(secret, REDACTED);
-      }
-    }
-    out = scrubUrls(out);
-    return scrubBearer(out);
+    return text == null ? "null" : scrubUrls(scrubKeepingUrls(text));
   }
 
   /** Drops userinfo and query from every {@code scheme://...} URL in the text. */

@@ -11,14 +11,13 @@ import dev.mcpstdio.testing.FakeMcpServer;
 import dev.mcpstdio.testing.FakeMcpServer.Reply;
 import dev.mcpstdio.testing.Jsons;
 import dev.mcpstdio.testing.NodePeers;
+import dev.mcpstdio.testing.OAuthPeers;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.net.URLDecoder;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
@@ -46,16 +45,6 @@ class AuthCommandTest {
   private String base() {
     return "http://127.0.0.1:" + server.port();
   }
-
-  private static Map<String, String> form(String raw) {
-    Map<String, String> out = new LinkedHashMap<>();
-    for (String pair : raw == null ? new String[0] : raw.split("&")) {
-      String[] kv = pair.split("=", 2);
-      out.putIfAbsent(URLDecoder.decode(kv[0], StandardCharsets.UTF_8), kv.length < 2 ? "" : URLDecoder.decode(kv[1], StandardCharsets.UTF_8));
-    }
-    return out;
-  }
-
   private void behave() {
     server.script(e -> switch (e.path()) {
       case "/mcp" -> Reply.status(401, "WWW-Authenticate", "Bearer resource_metadata=\"" + base() + "/prm\"");
@@ -64,7 +53,7 @@ class AuthCommandTest {
           + base() + "/authorize\",\"token_endpoint\":\"" + base() + "/token\",\"revocation_endpoint\":\"" + base()
           + "/revoke\",\"code_challenge_methods_supported\":[\"S256\"]}");
       case "/authorize" -> {
-        Map<String, String> q = form(e.query());
+        Map<String, String> q = OAuthPeers.form(e.query());
         yield Reply.status(302, "Location", q.get("redirect_uri") + "?code=c&state=" + URLEncoder.encode(q.get("state"),
             StandardCharsets.UTF_8));
       }
@@ -101,7 +90,7 @@ class AuthCommandTest {
 
     assertThat(auth(env, "logout", base() + "/mcp/", "--token-store", store.toString())).isZero();
     List<Map<String, String>> revocations = server.exchanges().stream().filter(e -> e.path().equals("/revoke"))
-        .map(e -> form(e.text())).toList();
+        .map(e -> OAuthPeers.form(e.text())).toList();
     assertThat(revocations).extracting(f -> f.get("token_type_hint")).containsExactly("refresh_token", "access_token");
     assertThat(revocations).extracting(f -> f.get("token")).containsExactly("secret-refresh", "secret-access");
     assertThat(new TokenStore(store, null, w -> { }).all()).isEmpty();

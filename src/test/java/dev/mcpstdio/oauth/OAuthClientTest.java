@@ -5,11 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.mcpstdio.testing.FakeMcpServer;
 import dev.mcpstdio.testing.FakeMcpServer.Reply;
-import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -75,21 +72,6 @@ class OAuthClientTest {
     int n = issued.incrementAndGet();
     return Reply.json("{\"access_token\":\"at-" + n + "\",\"expires_in\":3600,\"refresh_token\":\"rt-" + n + "\",\"scope\":\"mcp\"}");
   }
-
-  private Browser following() {
-    HttpClient follow = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.ALWAYS).build();
-    return url -> {
-      Thread.ofVirtual().start(() -> {
-        try {
-          follow.send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.discarding());
-        } catch (Exception ignored) {
-          // the flow's timeout reports it
-        }
-      });
-      return true;
-    };
-  }
-
   private TokenStore store() {
     return new TokenStore(home.resolve("tokens.json"), null, log::add);
   }
@@ -102,7 +84,7 @@ class OAuthClientTest {
     OAuthHttp http = new OAuthHttp(HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build(), Duration.ofSeconds(5));
     OAuthClient.Settings settings = new OAuthClient.Settings(mcp(), null, null, null, scope, true, null, Duration.ofSeconds(60),
         Duration.ofSeconds(20), false, false);
-    return new OAuthClient(settings, store(), http, following(), log::add, log::add, Clock.fixed(now, ZoneOffset.UTC), slept::add);
+    return new OAuthClient(settings, store(), http, dev.mcpstdio.testing.OAuthPeers.approving(), log::add, log::add, Clock.fixed(now, ZoneOffset.UTC), slept::add);
   }
 
   private long requests(String path) {

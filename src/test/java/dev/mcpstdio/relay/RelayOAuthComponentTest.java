@@ -2,25 +2,21 @@ package dev.mcpstdio.relay;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.mcpstdio.oauth.Browser;
 import dev.mcpstdio.oauth.OAuthClient;
 import dev.mcpstdio.oauth.OAuthHttp;
 import dev.mcpstdio.oauth.TokenStore;
 import dev.mcpstdio.testing.FakeMcpServer;
 import dev.mcpstdio.testing.FakeMcpServer.Reply;
 import dev.mcpstdio.testing.Jsons;
+import dev.mcpstdio.testing.OAuthPeers;
 import dev.mcpstdio.testing.RelayHarness;
 import java.net.URI;
-import java.net.URLDecoder;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -54,19 +50,6 @@ class RelayOAuthComponentTest {
   private String base() {
     return "http://127.0.0.1:" + server.port();
   }
-
-  private static Map<String, String> form(String raw) {
-    Map<String, String> out = new LinkedHashMap<>();
-    if (raw == null || raw.isEmpty()) {
-      return out;
-    }
-    for (String pair : raw.split("&")) {
-      String[] kv = pair.split("=", 2);
-      out.putIfAbsent(URLDecoder.decode(kv[0], StandardCharsets.UTF_8), kv.length < 2 ? "" : URLDecoder.decode(kv[1], StandardCharsets.UTF_8));
-    }
-    return out;
-  }
-
   private void behave() {
     server.script(e -> switch (e.path()) {
       case "/mcp" -> {
@@ -91,13 +74,13 @@ class RelayOAuthComponentTest {
           + "/register\",\"code_challenge_methods_supported\":[\"S256\"]}");
       case "/register" -> Reply.body(201, "application/json", "{\"client_id\":\"relay-client\"}");
       case "/authorize" -> {
-        Map<String, String> q = form(e.query());
+        Map<String, String> q = OAuthPeers.form(e.query());
         String back = q.get("redirect_uri") + "?state=" + URLEncoder.encode(q.get("state"), StandardCharsets.UTF_8);
         yield Reply.status(302, "Location", refuseSignIn ? back + "&error=access_denied"
             : back + "&code=" + URLEncoder.encode(q.getOrDefault("scope", ""), StandardCharsets.UTF_8));
       }
       case "/token" -> {
-        Map<String, String> f = form(e.text());
+        Map<String, String> f = OAuthPeers.form(e.text());
         String scope = f.get("grant_type").equals("authorization_code") ? f.get("code") : scopeOf.getOrDefault(valid, "");
         valid = "at-" + issued.incrementAndGet();
         scopeOf.put(valid, scope);
@@ -107,27 +90,12 @@ class RelayOAuthComponentTest {
       default -> Reply.status(404);
     });
   }
-
-  private static Browser approving() {
-    HttpClient follow = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.ALWAYS).build();
-    return url -> {
-      Thread.ofVirtual().start(() -> {
-        try {
-          follow.send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.discarding());
-        } catch (Exception ignored) {
-          // the flow's timeout reports it
-        }
-      });
-      return true;
-    };
-  }
-
   private RelayHarness relay() {
     String url = base() + "/mcp";
     TokenStore store = new TokenStore(home.resolve("tokens.json"), null, w -> { });
     OAuthHttp http = new OAuthHttp(HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build(), Duration.ofSeconds(5));
     OAuthClient client = new OAuthClient(new OAuthClient.Settings(url, null, null, null, "mcp", true, null, Duration.ofSeconds(60),
-        Duration.ofSeconds(20), false, false), store, http, approving(), oauthLog::add, oauthLog::add, Clock.systemUTC(), d -> { });
+        Duration.ofSeconds(20), false, false), store, http, OAuthPeers.approving(), oauthLog::add, oauthLog::add, Clock.systemUTC(), d -> { });
     return RelayHarness.startWithAuthorization(URI.create(url), new OAuthAuthorization(client, store, url, w -> { }));
   }
 
@@ -160,7 +128,7 @@ class RelayOAuthComponentTest {
       String answer = relay.answerTo("3");
       assertThat(Jsons.parse(answer).has("result")).as(answer).isTrue();
       assertThat(issued).hasValue(2);
-      assertThat(server.exchanges().stream().filter(e -> e.path().equals("/token")).map(e -> form(e.text()).get("grant_type")))
+      assertThat(server.exchanges().stream().filter(e -> e.path().equals("/token")).map(e -> OAuthPeers.form(e.text()).get("grant_type")))
           .containsExactly("authorization_code", "refresh_token");
       assertThat(server.exchanges().stream().filter(e -> e.path().equals("/authorize"))).hasSize(1);
       assertThat(mcpRequests().getLast().header("authorization")).isEqualTo("Bearer at-2");
@@ -204,7 +172,7 @@ class RelayOAuthComponentTest {
       valid = "revoked";
       dev.mcpstdio.testing.Await.until("the stream to come back with a renewed token", RelayHarness.TIMEOUT,
           () -> server.exchanges().stream().anyMatch(e -> e.method().equals("GET") && "Bearer at-2".equals(e.header("authorization"))));
-      assertThat(server.exchanges().stream().filter(e -> e.path().equals("/token")).map(e -> form(e.text()).get("grant_type")))
+      assertThat(server.exchanges().stream().filter(e -> e.path().equals("/token")).map(e -> OAuthPeers.form(e.text()).get("grant_type")))
           .containsExactly("authorization_code", "refresh_token");
     }
   }

@@ -1,0 +1,49 @@
+package dev.mcpstdio.testing;
+
+import dev.mcpstdio.oauth.Browser;
+import java.net.URI;
+import java.net.URLDecoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** What OAuth tests play: the user who approves in the browser, and the reading of form bodies. */
+public final class OAuthPeers {
+
+  private OAuthPeers() {}
+
+  /**
+   * A browser whose user approves: it follows the authorization server's redirects to the flow's
+   * loopback listener, in the background, as a real browser would while the flow waits.
+   */
+  public static Browser approving() {
+    HttpClient follow = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.ALWAYS).build();
+    return url -> {
+      Thread.ofVirtual().start(() -> {
+        try {
+          follow.send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.discarding());
+        } catch (Exception ignored) {
+          // the flow's own timeout reports a sign-in that never came back
+        }
+      });
+      return true;
+    };
+  }
+
+  /** {@code a=1&b=2} (a form body or a query), decoded; the first of repeated keys wins. */
+  public static Map<String, String> form(String raw) {
+    Map<String, String> out = new LinkedHashMap<>();
+    if (raw == null || raw.isEmpty()) {
+      return out;
+    }
+    for (String pair : raw.split("&")) {
+      String[] kv = pair.split("=", 2);
+      out.putIfAbsent(URLDecoder.decode(kv[0], StandardCharsets.UTF_8),
+          kv.length < 2 ? "" : URLDecoder.decode(kv[1], StandardCharsets.UTF_8));
+    }
+    return out;
+  }
+}
