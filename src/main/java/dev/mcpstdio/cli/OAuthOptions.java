@@ -5,7 +5,7 @@ import static dev.mcpstdio.cli.CliOptions.option;
 import static dev.mcpstdio.cli.CliOptions.seconds;
 
 import dev.mcpstdio.oauth.EndpointGuard;
-import dev.mcpstdio.relay.OAuthSettings;
+import dev.mcpstdio.oauth.OAuthSettings;
 import dev.mcpstdio.stdio.Log;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

@@ -4,10 +4,10 @@ import dev.mcpstdio.net.OutboundHttp;
 import dev.mcpstdio.oauth.Browser;
 import dev.mcpstdio.oauth.OAuthClient;
 import dev.mcpstdio.oauth.OAuthHttp;
+import dev.mcpstdio.oauth.OAuthSettings;
 import dev.mcpstdio.oauth.TokenStore;
 import dev.mcpstdio.relay.Authorization;
 import dev.mcpstdio.relay.OAuthAuthorization;
-import dev.mcpstdio.relay.OAuthSettings;
 import dev.mcpstdio.relay.RelayConfig;
 import dev.mcpstdio.stdio.Log;
 import java.io.IOException;
@@ -31,9 +31,7 @@ final class OAuthWiring {
     OAuthHttp http = new OAuthHttp(OutboundHttp.createWithoutCookies(
         new OutboundHttp.Settings(config.connectTimeout(), config.caFiles(), env)), REQUEST_TIMEOUT);
     String server = config.url().toString();
-    OAuthClient client = new OAuthClient(new OAuthClient.Settings(server, s.clientId(), s.clientSecret(), s.clientMetadataUrl(),
-        s.scope(), s.resourceIndicator(), s.resource(), s.refreshLeeway(), s.flowTimeout(), s.clientCredentials(), s.device()),
-        store, http, Browser.system(env), oauthLog::info, oauthLog::prompt, Clock.systemUTC(), d -> Thread.sleep(d.toMillis()));
+    OAuthClient client = new OAuthClient(server, s, store, http, Browser.system(env), oauthLog::info, oauthLog::prompt, Clock.systemUTC(), d -> Thread.sleep(d.toMillis()));
     return new OAuthAuthorization(client, store, server, log.redactor()::addSecret);
   }
 }

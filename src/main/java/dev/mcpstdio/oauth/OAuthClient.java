@@ -25,32 +25,6 @@ import java.util.function.Consumer;
  */
 public final class OAuthClient {
 
-  /** What the operator configured; {@link #toString()} never shows the client secret. */
-  public record Settings(
-      String serverUrl,
-      String clientId,
-      String clientSecret,
-      String clientMetadataUrl,
-      String scope,
-      boolean resourceIndicator,
-      String resource,
-      Duration refreshLeeway,
-      Duration flowTimeout,
-      boolean clientCredentials,
-      boolean device) {
-
-    @Override
-    public String toString() {
-      return "Settings[serverUrl=" + serverUrl + ", clientId=" + clientId + ", clientSecret="
-          + (clientSecret == null ? "none" : "<redacted>") + ", scope=" + scope + ", device=" + device + "]";
-    }
-
-    /** The RFC 8707 resource to send: the override, else the server URL; null when disabled. */
-    String resourceToSend() {
-      return !resourceIndicator ? null : resource != null ? resource : ServerKey.of(serverUrl);
-    }
-  }
-
   /** No token could be had; the message is safe to show. */
   public static final class AuthFailed extends Exception {
     public AuthFailed(String message) {
@@ -61,7 +35,8 @@ public final class OAuthClient {
   /** Attempts at a refresh that fails for a passing reason. */
   static final int REFRESH_ATTEMPTS = 3;
 
-  private final Settings settings;
+  private final String serverUrl;
+  private final OAuthSettings settings;
   private final TokenStore store;
   private final OAuthHttp http;
   private final Browser browser;
@@ -80,8 +55,9 @@ public final class OAuthClient {
    * @param log where progress and problems are told (scrubbed like every log line)
    * @param prompt where the user is told what to do: the sign-in URL, kept whole but for its state
    */
-  public OAuthClient(Settings settings, TokenStore store, OAuthHttp http, Browser browser, Consumer<String> log,
+  public OAuthClient(String serverUrl, OAuthSettings settings, TokenStore store, OAuthHttp http, Browser browser, Consumer<String> log,
       Consumer<String> prompt, Clock clock, Sleeper sleeper) {
+    this.serverUrl = serverUrl;
     this.settings = settings;
     this.store = store;
     this.http = http;
@@ -94,7 +70,7 @@ public final class OAuthClient {
 
   /** The access token to send now: stored, refreshed, or from a new sign-in. */
   public String token() throws AuthFailed, InterruptedException {
-    Optional<TokenRecord> stored = store.load(settings.serverUrl());
+    Optional<TokenRecord> stored = store.load(serverUrl);
     if (stored.isPresent() && fresh(stored.get())) {
       return sendable(stored.get());
     }
@@ -117,15 +93,15 @@ public final class OAuthClient {
    * union of what was granted and what the challenge names.
    */
   public String insufficientScope(String rejected, String challengeScope, String hint) throws AuthFailed, InterruptedException {
-    Optional<TokenRecord> stored = store.load(settings.serverUrl());
+    Optional<TokenRecord> stored = store.load(serverUrl);
     String granted = stored.map(TokenRecord::scope).orElse(settings.scope());
     return renew(rejected, hint, union(granted, challengeScope), null);
   }
 
   private String renew(String rejected, String hint, String stepUpScope, String challengeScope)
       throws AuthFailed, InterruptedException {
-    try (LoginLock ignored = LoginLock.acquire(storeFolder(), settings.serverUrl(), settings.flowTimeout().plusSeconds(30))) {
-      Optional<TokenRecord> stored = store.load(settings.serverUrl());
+    try (LoginLock ignored = LoginLock.acquire(storeFolder(), serverUrl, settings.flowTimeout().plusSeconds(30))) {
+      Optional<TokenRecord> stored = store.load(serverUrl);
       if (stored.isPresent() && fresh(stored.get()) && !stored.get().accessToken().equals(rejected)
           && (stepUpScope == null || covers(stored.get().scope(), stepUpScope))) {
         return sendable(stored.get()); // another relay renewed it while this one waited
@@ -173,7 +149,7 @@ public final class OAuthClient {
     ClientIdentity client = new ClientIdentity(r.clientId(), r.clientSecret(), r.clientSecretExpiresAt(),
         r.tokenEndpointAuthMethod(), r.issuer());
     TokenEndpoint endpoint = new TokenEndpoint(http);
-    String resource = r.noResourceIndicator() ? null : r.resource() != null ? r.resource() : settings.resourceToSend();
+    String resource = r.noResourceIndicator() ? null : r.resource() != null ? r.resource() : settings.resourceFor(serverUrl);
     for (int attempt = 1; ; attempt++) {
       TokenResponse answer = endpoint.refresh(java.net.URI.create(r.tokenEndpoint()), client, r.refreshToken(), null, resource);
       switch (answer) {
@@ -181,7 +157,7 @@ public final class OAuthClient {
           TokenRecord next = merge(r, g, r.scope(), client, r.tokenEndpoint(), r.authorizationEndpoint(), r.registrationEndpoint(),
               r.issuer(), r.issParameterSupported(), resource);
           try {
-            store.save(settings.serverUrl(), next); // a rotated refresh token is worthless unless kept at once
+            store.save(serverUrl, next); // a rotated refresh token is worthless unless kept at once
           } catch (IOException e) {
             log.accept("OAuth: the refreshed login could not be stored (" + e.getMessage() + "); it serves this relay only");
           }
@@ -190,12 +166,12 @@ public final class OAuthClient {
         }
         case TokenResponse.Refused refused when !refused.retryable() -> {
           log.accept("OAuth: the refresh was refused (" + refused.describe() + "); signing in again");
-          store.delete(settings.serverUrl());
+          store.delete(serverUrl);
           return null;
         }
         case TokenResponse.Unusable u -> {
           log.accept("OAuth: the refresh answer is unusable (" + u.reason() + "); signing in again");
-          store.delete(settings.serverUrl());
+          store.delete(serverUrl);
           return null;
         }
         default -> {
@@ -219,7 +195,7 @@ public final class OAuthClient {
   private TokenRecord signIn(TokenRecord previous, boolean refreshRejected, String hint, String stepUpScope,
       String challengeScope)
       throws AuthFailed, InterruptedException, IOException {
-    Discovery.Result found = new Discovery(http).discover(settings.serverUrl(), hint);
+    Discovery.Result found = new Discovery(http).discover(serverUrl, hint);
     found.warnings().forEach(w -> log.accept("OAuth: " + w));
     Discovery.ServerMetadata server = found.server();
     // a step-up's union; else the operator's choice; else (MCP 2025-11-25) the challenge's, else all the
@@ -228,7 +204,7 @@ public final class OAuthClient {
         : challengeScope != null ? challengeScope : found.challengeScope() != null ? found.challengeScope()
         : found.resource() != null && !found.resource().scopesSupported().isEmpty()
             ? String.join(" ", found.resource().scopesSupported()) : null;
-    String resource = settings.resourceToSend();
+    String resource = settings.resourceFor(serverUrl);
     TokenEndpoint tokens = new TokenEndpoint(http);
     ClientIdentity client;
     TokenResponse.Granted granted;
@@ -263,8 +239,8 @@ public final class OAuthClient {
     TokenRecord record = merge(refreshRejected ? null : previous, granted, scope, client, server.tokenEndpoint().toString(),
         server.authorizationEndpoint().toString(), server.registrationEndpoint() == null ? null : server.registrationEndpoint().toString(),
         server.issuer(), server.issParameterSupported(), resource);
-    store.save(settings.serverUrl(), record);
-    log.accept("OAuth: signed in to " + ServerKey.of(settings.serverUrl()));
+    store.save(serverUrl, record);
+    log.accept("OAuth: signed in to " + ServerKey.of(serverUrl));
     return record;
   }
 

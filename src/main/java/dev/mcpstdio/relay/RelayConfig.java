@@ -1,5 +1,6 @@
 package dev.mcpstdio.relay;
 
+import dev.mcpstdio.oauth.OAuthSettings;
 import dev.mcpstdio.stdio.Log;
 import java.net.URI;
 import java.nio.file.Path;

@@ -82,9 +82,9 @@ class OAuthClientTest {
 
   private OAuthClient client(String scope) {
     OAuthHttp http = new OAuthHttp(HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build(), Duration.ofSeconds(5));
-    OAuthClient.Settings settings = new OAuthClient.Settings(mcp(), null, null, null, scope, true, null, Duration.ofSeconds(60),
-        Duration.ofSeconds(20), false, false);
-    return new OAuthClient(settings, store(), http, dev.mcpstdio.testing.OAuthPeers.approving(), log::add, log::add, Clock.fixed(now, ZoneOffset.UTC), slept::add);
+    OAuthSettings settings = new OAuthSettings(null, null, null, scope, true, null, Duration.ofSeconds(60),
+        Duration.ofSeconds(20), false, false, null);
+    return new OAuthClient(mcp(), settings, store(), http, dev.mcpstdio.testing.OAuthPeers.approving(), log::add, log::add, Clock.fixed(now, ZoneOffset.UTC), slept::add);
   }
 
   private long requests(String path) {
@@ -243,8 +243,8 @@ class OAuthClientTest {
       }
     };
     OAuthHttp http = new OAuthHttp(HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build(), Duration.ofSeconds(5));
-    OAuthClient headless = new OAuthClient(new OAuthClient.Settings(mcp(), null, null, null, null, true, null, Duration.ofSeconds(60),
-        Duration.ofSeconds(20), false, false), store(), http, none, log::add, log::add, Clock.fixed(now, ZoneOffset.UTC), slept::add);
+    OAuthClient headless = new OAuthClient(mcp(), new OAuthSettings(null, null, null, null, true, null, Duration.ofSeconds(60),
+        Duration.ofSeconds(20), false, false, null), store(), http, none, log::add, log::add, Clock.fixed(now, ZoneOffset.UTC), slept::add);
     assertThat(headless.token()).isEqualTo("via-device");
     assertThat(log).contains("OAuth: no browser can be opened here; signing in with the device flow", "  Code (verify it matches): CODE");
     var registration = dev.mcpstdio.testing.Jsons.parse(server.exchanges().stream().filter(e -> e.path().equals("/register"))

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.mcpstdio.oauth.OAuthClient;
 import dev.mcpstdio.oauth.OAuthHttp;
+import dev.mcpstdio.oauth.OAuthSettings;
 import dev.mcpstdio.oauth.TokenStore;
 import dev.mcpstdio.testing.FakeMcpServer;
 import dev.mcpstdio.testing.FakeMcpServer.Reply;
@@ -94,8 +95,8 @@ class RelayOAuthComponentTest {
     String url = base() + "/mcp";
     TokenStore store = new TokenStore(home.resolve("tokens.json"), null, w -> { });
     OAuthHttp http = new OAuthHttp(HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build(), Duration.ofSeconds(5));
-    OAuthClient client = new OAuthClient(new OAuthClient.Settings(url, null, null, null, "mcp", true, null, Duration.ofSeconds(60),
-        Duration.ofSeconds(20), false, false), store, http, OAuthPeers.approving(), oauthLog::add, oauthLog::add, Clock.systemUTC(), d -> { });
+    OAuthClient client = new OAuthClient(url, new OAuthSettings(null, null, null, "mcp", true, null, Duration.ofSeconds(60),
+        Duration.ofSeconds(20), false, false, null), store, http, OAuthPeers.approving(), oauthLog::add, oauthLog::add, Clock.systemUTC(), d -> { });
     return RelayHarness.startWithAuthorization(URI.create(url), new OAuthAuthorization(client, store, url, w -> { }));
   }
 

@@ -1,4 +1,4 @@
-package dev.mcpstdio.relay;
+package dev.mcpstdio.oauth;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -34,6 +34,11 @@ public record OAuthSettings(
     Path tokenStore) {
 
   public static final Duration DEFAULT_REFRESH_LEEWAY = Duration.ofSeconds(60);
+
+  /** The RFC 8707 resource to send for {@code serverUrl}: the override, else the server's key; null when disabled. */
+  public String resourceFor(String serverUrl) {
+    return !resourceIndicator ? null : resource != null ? resource : ServerKey.of(serverUrl);
+  }
   public static final Duration DEFAULT_FLOW_TIMEOUT = Duration.ofSeconds(300);
 
   @Override
