@@ -21,7 +21,8 @@ import picocli.CommandLine.ParseResult;
 final class OAuthOptions {
 
   /** Flags that only mean something with --oauth. */
-  private static final List<String> NEEDS_OAUTH = List.of("--oauth-device", "--client-id", "--client-secret-file", "--client-metadata-url",
+  private static final List<String> NEEDS_OAUTH = List.of("--oauth-device", "--oauth-use-id-token", "--no-proactive-refresh",
+      "--client-id", "--client-secret-file", "--client-metadata-url",
       "--oauth-scope", "--no-resource-indicator", "--oauth-resource", "--oauth-refresh-leeway", "--oauth-timeout",
       "--token-store", "--client-credentials");
 
@@ -43,6 +44,8 @@ final class OAuthOptions {
     option(spec, "--token-store", "FILE", String.class,
         "The token store (default $XDG_CONFIG_HOME/mcp-stdio/tokens.json, else ~/.config/mcp-stdio/tokens.json).");
     flag(spec, "--client-credentials", "Sign in as the client itself (machine to machine; needs --client-id and a secret).");
+    flag(spec, "--oauth-use-id-token", "Send the OpenID Connect ID token as the bearer token (for servers that want it).");
+    flag(spec, "--no-proactive-refresh", "Refresh only when a request finds the token expiring, not in the background.");
   }
 
   /**
@@ -97,7 +100,8 @@ final class OAuthOptions {
     Duration timeout = seconds(r, "--oauth-timeout", OAuthSettings.DEFAULT_FLOW_TIMEOUT, false);
     String store = r.matchedOptionValue("--token-store", null);
     return new OAuthSettings(clientId, secret, metadataUrl, r.matchedOptionValue("--oauth-scope", null), indicator, resource,
-        leeway, timeout, clientCredentials, device, store == null ? null : Path.of(store).toAbsolutePath());
+        leeway, timeout, clientCredentials, device, r.hasMatchedOption("--oauth-use-id-token"),
+        !r.hasMatchedOption("--no-proactive-refresh"), store == null ? null : Path.of(store).toAbsolutePath());
   }
 
   private static String secret(ParseResult r, Map<String, String> env) throws UsageException {

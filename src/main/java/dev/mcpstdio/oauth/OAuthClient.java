@@ -68,6 +68,34 @@ public final class OAuthClient {
     this.sleeper = sleeper;
   }
 
+  /**
+   * When the login at hand should be refreshed in the background: its expiry less the leeway;
+   * null without a login, an expiry or a way to refresh.
+   */
+  public java.time.Instant refreshDue() {
+    return store.load(serverUrl).filter(r -> r.expiresAt() != null && refreshable(r))
+        .map(r -> r.expiresAt().minus(settings.refreshLeeway())).orElse(null);
+  }
+
+  /**
+   * The background refresh: spends the refresh token if the login is still due (another relay may
+   * have refreshed it meanwhile); never starts a sign-in, which is left to the next request that
+   * needs one.
+   */
+  /** @return whether the login is fresh now (refreshed here or by another relay) */
+  public boolean refreshInBackground() throws InterruptedException {
+    try (LoginLock ignored = LoginLock.acquire(storeFolder(), serverUrl, settings.flowTimeout().plusSeconds(30))) {
+      Optional<TokenRecord> stored = store.load(serverUrl);
+      if (stored.isPresent() && fresh(stored.get())) {
+        return true;
+      }
+      return stored.isPresent() && refreshable(stored.get()) && refresh(stored.get()) != null;
+    } catch (IOException | AuthFailed e) {
+      log.accept("OAuth: the background refresh did not happen (" + e.getMessage() + "); the next request will try");
+      return false;
+    }
+  }
+
   /** The access token to send now: stored, refreshed, or from a new sign-in. */
   public String token() throws AuthFailed, InterruptedException {
     Optional<TokenRecord> stored = store.load(serverUrl);
@@ -102,7 +130,7 @@ public final class OAuthClient {
       throws AuthFailed, InterruptedException {
     try (LoginLock ignored = LoginLock.acquire(storeFolder(), serverUrl, settings.flowTimeout().plusSeconds(30))) {
       Optional<TokenRecord> stored = store.load(serverUrl);
-      if (stored.isPresent() && fresh(stored.get()) && !stored.get().accessToken().equals(rejected)
+      if (stored.isPresent() && fresh(stored.get()) && !sendable(stored.get()).equals(rejected)
           && (stepUpScope == null || covers(stored.get().scope(), stepUpScope))) {
         return sendable(stored.get()); // another relay renewed it while this one waited
       }
@@ -312,8 +340,9 @@ public final class OAuthClient {
         resource == null, issSupported, g.idToken(), resource);
   }
 
-  private static String sendable(TokenRecord r) {
-    return r.accessToken();
+  /** The token to send: the access token, or with {@code --oauth-use-id-token} the ID token when there is one. */
+  private String sendable(TokenRecord r) {
+    return settings.useIdToken() && r.idToken() != null ? r.idToken() : r.accessToken();
   }
 
   /** The sorted union of two space-separated scope lists; null when both are empty. */

@@ -18,6 +18,9 @@ import java.time.Duration;
  * @param flowTimeout how long a sign-in may take
  * @param clientCredentials sign in as the client itself (machine to machine), no user
  * @param device sign in with the device flow (RFC 8628) even where a browser could be opened
+ * @param useIdToken send the OpenID Connect ID token as the bearer token (servers that want it)
+ * @param proactiveRefresh refresh in the background before the token expires (off:
+ *     {@code --no-proactive-refresh}; a token is then refreshed when a request finds it expiring)
  * @param tokenStore the token store file, or null for the default place
  */
 public record OAuthSettings(
@@ -31,6 +34,8 @@ public record OAuthSettings(
     Duration flowTimeout,
     boolean clientCredentials,
     boolean device,
+    boolean useIdToken,
+    boolean proactiveRefresh,
     Path tokenStore) {
 
   public static final Duration DEFAULT_REFRESH_LEEWAY = Duration.ofSeconds(60);
@@ -46,6 +51,7 @@ public record OAuthSettings(
     return "OAuthSettings[clientId=" + clientId + ", clientSecret=" + (clientSecret == null ? "none" : "<redacted>")
         + ", clientMetadataUrl=" + clientMetadataUrl + ", scope=" + scope + ", resourceIndicator=" + resourceIndicator
         + ", resource=" + resource + ", refreshLeeway=" + refreshLeeway + ", flowTimeout=" + flowTimeout
-        + ", clientCredentials=" + clientCredentials + ", device=" + device + ", tokenStore=" + tokenStore + "]";
+        + ", clientCredentials=" + clientCredentials + ", device=" + device + ", useIdToken=" + useIdToken
+        + ", proactiveRefresh=" + proactiveRefresh + ", tokenStore=" + tokenStore + "]";
   }
 }

@@ -15,12 +15,53 @@ public final class OAuthAuthorization implements Authorization {
   private final java.util.function.Consumer<String> secrets;
   private final java.util.Set<String> registered = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
-  /** @param secrets told each access token once, so the log never shows it (the relay's redactor) */
-  public OAuthAuthorization(OAuthClient client, TokenStore store, String serverUrl, java.util.function.Consumer<String> secrets) {
+  /** Background refreshes are at least this far apart. */
+  static final java.time.Duration MIN_REFRESH_GAP = java.time.Duration.ofSeconds(1);
+
+  private final boolean proactive;
+  private final java.time.Clock clock;
+  private final java.util.concurrent.atomic.AtomicReference<Thread> refresher = new java.util.concurrent.atomic.AtomicReference<>();
+
+  /**
+   * @param secrets told each access token once, so the log never shows it (the relay's redactor)
+   * @param proactive refresh in the background before the token expires
+   */
+  public OAuthAuthorization(OAuthClient client, TokenStore store, String serverUrl, java.util.function.Consumer<String> secrets,
+      boolean proactive, java.time.Clock clock) {
     this.client = client;
     this.store = store;
     this.serverUrl = serverUrl;
     this.secrets = secrets;
+    this.proactive = proactive;
+    this.clock = clock;
+  }
+
+  /**
+   * Plans the background refresh of the login at hand (one at a time; a newer plan replaces an
+   * older one). The thread is virtual and only sleeps until then, so a relay that exits is not
+   * held up by it.
+   */
+  private void scheduleRefresh() {
+    java.time.Instant due = proactive ? client.refreshDue() : null;
+    if (due == null) {
+      return;
+    }
+    Thread next = Thread.ofVirtual().name("oauth-refresh").unstarted(() -> {
+      try {
+        // at least a second apart, however short-lived the server's tokens
+        Thread.sleep(Math.max(MIN_REFRESH_GAP.toMillis(), java.time.Duration.between(clock.instant(), due).toMillis()));
+        if (client.refreshInBackground()) {
+          scheduleRefresh(); // a failed one is not retried here: the next request renews the login
+        }
+      } catch (InterruptedException e) {
+        // replaced by a newer plan
+      }
+    });
+    Thread previous = refresher.getAndSet(next);
+    if (previous != null && previous != Thread.currentThread()) {
+      previous.interrupt();
+    }
+    next.start();
   }
 
   private String bearer(String token) {
@@ -33,7 +74,11 @@ public final class OAuthAuthorization implements Authorization {
   @Override
   public String header() throws Unavailable, InterruptedException {
     try {
-      return bearer(client.token());
+      String token = client.token();
+      if (refresher.get() == null) {
+        scheduleRefresh();
+      }
+      return bearer(token);
     } catch (OAuthClient.AuthFailed e) {
       throw new Unavailable(e.getMessage());
     }
@@ -55,9 +100,13 @@ public final class OAuthAuthorization implements Authorization {
         if (scope == null) {
           return null; // forbidden without naming a scope: more scope would not help
         }
-        return bearer(client.insufficientScope(rejectedToken, scope, hint));
+        String stepped = client.insufficientScope(rejectedToken, scope, hint);
+        scheduleRefresh();
+        return bearer(stepped);
       }
-      return bearer(client.unauthorized(rejectedToken, hint, bearer.map(AuthChallenge::scope).orElse(null)));
+      String renewed = client.unauthorized(rejectedToken, hint, bearer.map(AuthChallenge::scope).orElse(null));
+      scheduleRefresh();
+      return bearer(renewed);
     } catch (OAuthClient.AuthFailed e) {
       throw new Unavailable(e.getMessage());
     }

@@ -170,4 +170,43 @@ class RelayCommandTest {
     List.of("http://localhost:1/mcp", "https://[::1]:8443/mcp", "https://example.com/mcp?tenant=a")
         .forEach(u -> assertThatCode(() -> RelayCommand.url(u)).doesNotThrowAnyException());
   }
+
+  @Test
+  void oauthFlagsBecomeSettingsAndTheirConflictsAreRefused(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+      throws Exception {
+    assertThat(parse("https://example.com/mcp").oauth()).isNull();
+    java.nio.file.Path secretFile = java.nio.file.Files.writeString(dir.resolve("secret"), "  s3cret-value\n");
+    RelayConfig c = parse(Map.of("MCP_OAUTH_REFRESH_LEEWAY", "90"), "--oauth", "--client-id", "cid", "--client-secret-file",
+        secretFile.toString(), "--oauth-scope", "read write", "--oauth-timeout", "30", "--token-store", dir.resolve("t.json").toString(),
+        "--oauth-use-id-token", "--no-proactive-refresh", "https://example.com/mcp");
+    var o = c.oauth();
+    assertThat(o.clientId()).isEqualTo("cid");
+    assertThat(o.clientSecret()).isEqualTo("s3cret-value");
+    assertThat(o.scope()).isEqualTo("read write");
+    assertThat(o.refreshLeeway()).isEqualTo(Duration.ofSeconds(90));
+    assertThat(o.flowTimeout()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(o.tokenStore()).isEqualTo(dir.resolve("t.json").toAbsolutePath());
+    assertThat(o.useIdToken()).isTrue();
+    assertThat(o.proactiveRefresh()).isFalse();
+    assertThat(o.resourceFor("https://Example.com/mcp/")).isEqualTo("https://example.com/mcp");
+    assertThat(o.toString()).doesNotContain("s3cret-value");
+    assertThat(redactor.scrub("x s3cret-value y")).isEqualTo("x <redacted> y");
+
+    assertThat(parse("--oauth-device", "https://example.com/mcp").oauth().device()).isTrue(); // implies --oauth
+    assertThat(parse(Map.of("MCP_BEARER_TOKEN", "env-token"), "--oauth", "https://example.com/mcp").headers()).isEmpty();
+    assertThat(stderr.snapshot()).anySatisfy(l -> assertThat(l).contains("MCP_BEARER_TOKEN is ignored"));
+
+    assertThat(exitCodeOf("--oauth", "--bearer-token", "t", "https://example.com/mcp")).isEqualTo(ExitCodes.USAGE);
+    assertThat(exitCodeOf("--oauth", "-H", "Authorization: Bearer x", "https://example.com/mcp")).isEqualTo(ExitCodes.USAGE);
+    assertThat(exitCodeOf("--oauth", "--client-credentials", "--client-id", "c", "https://example.com/mcp")).isEqualTo(ExitCodes.USAGE);
+    assertThat(exitCodeOf("--oauth-device", "--client-credentials", "https://example.com/mcp")).isEqualTo(ExitCodes.USAGE);
+    assertThat(exitCodeOf("--oauth", "--client-metadata-url", "http://example.com/c.json", "https://example.com/mcp"))
+        .isEqualTo(ExitCodes.USAGE);
+    assertThat(exitCodeOf("--oauth", "--client-metadata-url", "https://example.com/", "https://example.com/mcp"))
+        .isEqualTo(ExitCodes.USAGE);
+    assertThat(exitCodeOf("--oauth", "--client-secret-file", dir.resolve("missing").toString(), "--client-id", "c",
+        "https://example.com/mcp")).isEqualTo(ExitCodes.USAGE);
+    parse("--client-id", "c", "https://example.com/mcp");
+    assertThat(stderr.snapshot()).anySatisfy(l -> assertThat(l).contains("--client-id has no effect without --oauth"));
+  }
 }

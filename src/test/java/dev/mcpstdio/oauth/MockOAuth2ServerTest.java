@@ -64,7 +64,7 @@ class MockOAuth2ServerTest {
   private OAuthClient client(String clientId, String secret, boolean clientCredentials) {
     OAuthHttp http = new OAuthHttp(HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build(), Duration.ofSeconds(10));
     OAuthSettings settings = new OAuthSettings(clientId, secret, null, null, true, null, Duration.ofSeconds(60),
-        Duration.ofSeconds(30), clientCredentials, false, null);
+        Duration.ofSeconds(30), clientCredentials, false, false, true, null);
     return new OAuthClient(mcp(), settings, new TokenStore(home.resolve("tokens.json"), null, log::add), http,
         OAuthPeers.approving(), log::add, log::add, Clock.systemUTC(), d -> { });
   }

@@ -83,7 +83,7 @@ class OAuthClientTest {
   private OAuthClient client(String scope) {
     OAuthHttp http = new OAuthHttp(HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build(), Duration.ofSeconds(5));
     OAuthSettings settings = new OAuthSettings(null, null, null, scope, true, null, Duration.ofSeconds(60),
-        Duration.ofSeconds(20), false, false, null);
+        Duration.ofSeconds(20), false, false, false, true, null);
     return new OAuthClient(mcp(), settings, store(), http, dev.mcpstdio.testing.OAuthPeers.approving(), log::add, log::add, Clock.fixed(now, ZoneOffset.UTC), slept::add);
   }
 
@@ -244,11 +244,27 @@ class OAuthClientTest {
     };
     OAuthHttp http = new OAuthHttp(HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build(), Duration.ofSeconds(5));
     OAuthClient headless = new OAuthClient(mcp(), new OAuthSettings(null, null, null, null, true, null, Duration.ofSeconds(60),
-        Duration.ofSeconds(20), false, false, null), store(), http, none, log::add, log::add, Clock.fixed(now, ZoneOffset.UTC), slept::add);
+        Duration.ofSeconds(20), false, false, false, true, null), store(), http, none, log::add, log::add, Clock.fixed(now, ZoneOffset.UTC), slept::add);
     assertThat(headless.token()).isEqualTo("via-device");
     assertThat(log).contains("OAuth: no browser can be opened here; signing in with the device flow", "  Code (verify it matches): CODE");
     var registration = dev.mcpstdio.testing.Jsons.parse(server.exchanges().stream().filter(e -> e.path().equals("/register"))
         .findFirst().orElseThrow().text());
     assertThat(registration.has("redirect_uris")).isFalse();
+  }
+
+  @Test
+  void withUseIdTokenTheIdTokenIsSentAndARefusedOneIsRenewed() throws Exception {
+    behave();
+    tokenScript = form -> {
+      int n = issued.incrementAndGet();
+      return Reply.json("{\"access_token\":\"at-" + n + "\",\"id_token\":\"idt-" + n + "\",\"expires_in\":3600,"
+          + "\"refresh_token\":\"rt-" + n + "\"}");
+    };
+    OAuthHttp http = new OAuthHttp(HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build(), Duration.ofSeconds(5));
+    OAuthClient idTokens = new OAuthClient(mcp(), new OAuthSettings(null, null, null, null, true, null, Duration.ofSeconds(60),
+        Duration.ofSeconds(20), false, false, true, true, null), store(), http, dev.mcpstdio.testing.OAuthPeers.approving(),
+        log::add, log::add, Clock.fixed(now, ZoneOffset.UTC), slept::add);
+    assertThat(idTokens.token()).isEqualTo("idt-1");
+    assertThat(idTokens.unauthorized("idt-1", null, null)).isEqualTo("idt-2"); // refreshed, not handed back as it was
   }
 }

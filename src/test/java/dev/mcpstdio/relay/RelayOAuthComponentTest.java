@@ -42,6 +42,8 @@ class RelayOAuthComponentTest {
   private volatile boolean refuseSignIn;
   private final Map<String, String> scopeOf = new java.util.concurrent.ConcurrentHashMap<>();
   private final List<String> oauthLog = new java.util.concurrent.CopyOnWriteArrayList<>();
+  private volatile boolean proactive; // background refresh, for the test that wants it
+  private volatile int lifetime = 3600; // expires_in of the tokens the server issues
 
   @AfterEach
   void stop() {
@@ -85,7 +87,7 @@ class RelayOAuthComponentTest {
         String scope = f.get("grant_type").equals("authorization_code") ? f.get("code") : scopeOf.getOrDefault(valid, "");
         valid = "at-" + issued.incrementAndGet();
         scopeOf.put(valid, scope);
-        yield Reply.json("{\"access_token\":\"" + valid + "\",\"expires_in\":3600,\"refresh_token\":\"rt-" + issued.get()
+        yield Reply.json("{\"access_token\":\"" + valid + "\",\"expires_in\":" + lifetime + ",\"refresh_token\":\"rt-" + issued.get()
             + "\",\"scope\":\"" + scope + "\"}");
       }
       default -> Reply.status(404);
@@ -96,8 +98,8 @@ class RelayOAuthComponentTest {
     TokenStore store = new TokenStore(home.resolve("tokens.json"), null, w -> { });
     OAuthHttp http = new OAuthHttp(HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build(), Duration.ofSeconds(5));
     OAuthClient client = new OAuthClient(url, new OAuthSettings(null, null, null, "mcp", true, null, Duration.ofSeconds(60),
-        Duration.ofSeconds(20), false, false, null), store, http, OAuthPeers.approving(), oauthLog::add, oauthLog::add, Clock.systemUTC(), d -> { });
-    return RelayHarness.startWithAuthorization(URI.create(url), new OAuthAuthorization(client, store, url, w -> { }));
+        Duration.ofSeconds(20), false, false, false, true, null), store, http, OAuthPeers.approving(), oauthLog::add, oauthLog::add, Clock.systemUTC(), d -> { });
+    return RelayHarness.startWithAuthorization(URI.create(url), new OAuthAuthorization(client, store, url, w -> { }, proactive, Clock.systemUTC()));
   }
 
   /** The host's traffic to the MCP endpoint (discovery's credential-free probe left out). */
@@ -175,6 +177,23 @@ class RelayOAuthComponentTest {
           () -> server.exchanges().stream().anyMatch(e -> e.method().equals("GET") && "Bearer at-2".equals(e.header("authorization"))));
       assertThat(server.exchanges().stream().filter(e -> e.path().equals("/token")).map(e -> OAuthPeers.form(e.text()).get("grant_type")))
           .containsExactly("authorization_code", "refresh_token");
+    }
+  }
+
+  @Test
+  void aTokenAboutToExpireIsRefreshedInTheBackground() {
+    behave();
+    proactive = true;
+    lifetime = 61; // due for refresh in a second (the leeway is 60 s)
+    try (RelayHarness relay = relay()) {
+      relay.initialize();
+      dev.mcpstdio.testing.Await.until("a refresh nobody asked for", RelayHarness.TIMEOUT,
+          () -> server.exchanges().stream().anyMatch(e -> e.path().equals("/token")
+              && "refresh_token".equals(OAuthPeers.form(e.text()).get("grant_type"))));
+      relay.send("{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/list\"}");
+      assertThat(Jsons.parse(relay.answerTo("5")).has("result")).isTrue();
+      assertThat(mcpRequests().getLast().header("authorization")).isEqualTo("Bearer " + valid);
+      assertThat(server.exchanges().stream().filter(e -> e.path().equals("/authorize"))).hasSize(1); // no new sign-in
     }
   }
 }
