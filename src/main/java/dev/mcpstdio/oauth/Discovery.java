@@ -58,6 +58,13 @@ public final class Discovery {
    */
   public record Result(ResourceMetadata resource, ServerMetadata server, String challengeScope, List<String> warnings) {}
 
+  /** The server's metadata cannot be trusted for this server; the message is safe to show. */
+  public static final class Refused extends Exception {
+    Refused(String message) {
+      super(message);
+    }
+  }
+
   private final OAuthHttp http;
 
   public Discovery(OAuthHttp http) {
@@ -68,13 +75,22 @@ public final class Discovery {
    * @param serverUrl the MCP server's URL (the trust anchor the operator chose)
    * @param hint the {@code resource_metadata} of a 401's challenge, or null
    */
-  public Result discover(String serverUrl, String hint) throws InterruptedException {
+  public Result discover(String serverUrl, String hint) throws InterruptedException, Refused {
+    return discover(serverUrl, hint, null);
+  }
+
+  /**
+   * @param expectedResource the resource the protected-resource metadata must name
+   *     ({@code --oauth-resource}), or null for the server URL
+   * @throws Refused when the metadata names another resource (RFC 9728 §3.3: it must not be used)
+   */
+  public Result discover(String serverUrl, String hint, String expectedResource) throws InterruptedException, Refused {
     List<String> warnings = new ArrayList<>();
     URI server = URI.create(serverUrl.strip());
     AuthChallenge probed = hint == null ? probe(server) : null;
     String resourceHint = hint != null ? hint : probed == null ? null : probed.resourceMetadata();
     String challengeScope = probed == null ? null : probed.scope();
-    ResourceMetadata prm = resourceMetadata(server, resourceHint, warnings);
+    ResourceMetadata prm = resourceMetadata(server, resourceHint, expectedResource, warnings);
     Set<String> issuers = new LinkedHashSet<>();
     if (prm != null) {
       issuers.add(prm.authorizationServer());
@@ -99,7 +115,8 @@ public final class Discovery {
 
   // ------------------------------------------------------------------ RFC 9728
 
-  private ResourceMetadata resourceMetadata(URI server, String hint, List<String> warnings) throws InterruptedException {
+  private ResourceMetadata resourceMetadata(URI server, String hint, String expectedResource, List<String> warnings)
+      throws InterruptedException, Refused {
     List<String> candidates = new ArrayList<>();
     if (hint != null) {
       String refusal = EndpointGuard.refusal(hint);
@@ -121,8 +138,13 @@ public final class Discovery {
         continue;
       }
       String resource = OAuthJson.string(doc, "resource");
-      if (resource != null && !sameResource(resource, server)) {
-        warnings.add("the resource metadata names " + resource + ", not " + withoutQuery(server) + "; continuing");
+      String expected = expectedResource != null ? ServerKey.of(expectedResource) : withoutQuery(server);
+      boolean matches = resource == null // a document without one names no other resource
+          || (expectedResource != null ? ServerKey.of(resource).equals(expected)
+              : sameResource(resource, server));
+      if (!matches) {
+        throw new Refused("the server's protected-resource metadata is for " + TokenResponse.Parsing.safe(resource) + ", not "
+            + expected + "; refusing to sign in with it (RFC 9728 §3.3; --oauth-resource names the resource to expect)");
       }
       for (String as : OAuthJson.strings(doc, "authorization_servers")) {
         String refusal = EndpointGuard.refusal(as);
@@ -268,10 +290,20 @@ public final class Discovery {
     return origin(uri) + trimSlashes(uri.getRawPath());
   }
 
+  /**
+   * Whether the metadata's {@code resource} is the MCP server, or a resource on its origin that
+   * contains it (a document at the host's root names the origin): case, default port, userinfo and
+   * trailing slashes aside. Another origin, or a path beside the server's, is not.
+   */
   private static boolean sameResource(String declared, URI server) {
     try {
       URI d = new URI(declared);
-      return d.getHost() != null && (origin(d) + trimSlashes(d.getRawPath())).equals(withoutQuery(server));
+      if (d.getHost() == null || d.getScheme() == null || !origin(d).equals(origin(server))) {
+        return false;
+      }
+      String path = trimSlashes(d.getRawPath());
+      String serverPath = trimSlashes(server.getRawPath());
+      return path.equals(serverPath) || path.isEmpty() || serverPath.startsWith(path + "/");
     } catch (URISyntaxException e) {
       return false;
     }

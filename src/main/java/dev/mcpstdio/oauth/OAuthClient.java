@@ -223,7 +223,12 @@ public final class OAuthClient {
   private TokenRecord signIn(TokenRecord previous, boolean refreshRejected, String hint, String stepUpScope,
       String challengeScope)
       throws AuthFailed, InterruptedException, IOException {
-    Discovery.Result found = new Discovery(http).discover(serverUrl, hint);
+    Discovery.Result found;
+    try {
+      found = new Discovery(http).discover(serverUrl, hint, settings.resourceIndicator() ? settings.resource() : null);
+    } catch (Discovery.Refused e) {
+      throw new AuthFailed(e.getMessage());
+    }
     found.warnings().forEach(w -> log.accept("OAuth: " + w));
     Discovery.ServerMetadata server = found.server();
     // a step-up's union; else the operator's choice; else (MCP 2025-11-25) the challenge's, else all the

@@ -117,7 +117,10 @@ class ConformanceClientIT {
       "auth/basic-cimd", "auth/scope-from-www-authenticate", "auth/scope-from-scopes-supported",
       "auth/scope-omitted-when-undefined", "auth/scope-step-up", "auth/scope-retry-limit", "auth/token-endpoint-auth-basic",
       "auth/token-endpoint-auth-post", "auth/token-endpoint-auth-none", "auth/pre-registration",
-      "auth/2025-03-26-oauth-metadata-backcompat", "auth/2025-03-26-oauth-endpoint-fallback"})
+      "auth/2025-03-26-oauth-metadata-backcompat", "auth/2025-03-26-oauth-endpoint-fallback",
+      // draft and extension scenarios the relay supports too
+      "auth/resource-mismatch", "auth/offline-access-scope", "auth/offline-access-not-supported",
+      "auth/client-credentials-basic"})
   void authorizationScenarioPassesThroughTheRelay(String scenario) throws Exception {
     org.junit.jupiter.api.Assumptions.assumeTrue(NodePeers.which("curl") != null || "true".equals(System.getenv("CI")),
         "curl plays the approving browser");

@@ -151,6 +151,9 @@ public final class ConformanceHost {
       Files.deleteIfExists(store);
       command.addAll(List.of("--oauth", "--token-store", store.toString(),
           "--client-metadata-url", "https://conformance-test.local/client-metadata.json"));
+      if (scenario.startsWith("auth/client-credentials")) {
+        command.add("--client-credentials"); // the operator runs this relay as a machine client
+      }
       builder.environment().put("BROWSER", "curl -s -L -o /dev/null");
     }
     command.add(url);
@@ -217,6 +220,7 @@ public final class ConformanceHost {
             throw new ProtocolError("unknown scenario '" + scenario + "' (MCP_CONFORMANCE_SCENARIO)");
           }
           // an authorization scenario: the sign-in is the relay's; use what the server offers
+          // (a scenario whose server must be refused ends in an initialize error, reported above)
           for (JsonNode tool : tools) {
             callTool(tool.path("name").asString(""), NODES.objectNode());
           }

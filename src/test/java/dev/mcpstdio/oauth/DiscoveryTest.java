@@ -173,4 +173,40 @@ class DiscoveryTest {
         .containsExactly("/mcp", "/custom/prm", "/.well-known/oauth-authorization-server");
     assertThat(rs.exchanges().getFirst().text()).contains("\"method\":\"initialize\"");
   }
+
+  @Test
+  void metadataForAnotherResourceIsRefusedUnlessTheOperatorNamedIt() throws Exception {
+    FakeMcpServer rs = server(e -> Reply.status(404));
+    rs.script(e -> switch (e.path()) {
+      case "/.well-known/oauth-protected-resource/mcp" -> Reply.json("{\"resource\":\"https://api.example/v2\","
+          + "\"authorization_servers\":[\"" + base(rs) + "\"]}");
+      case "/.well-known/oauth-authorization-server" -> Reply.json(metadata(base(rs), ""));
+      default -> Reply.status(404);
+    });
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> discovery().discover(base(rs) + "/mcp", null))
+        .isInstanceOf(Discovery.Refused.class).hasMessageContaining("https://api.example/v2").hasMessageContaining("RFC 9728");
+    assertThat(discovery().discover(base(rs) + "/mcp", null, "https://API.example/v2/").server().issuer()).isEqualTo(base(rs));
+    rs.script(e -> switch (e.path()) { // the same resource, spelled differently: accepted
+      case "/.well-known/oauth-protected-resource/mcp" -> Reply.json("{\"resource\":\"" + base(rs).toUpperCase(java.util.Locale.ROOT)
+          .replace("HTTP://", "http://") + "/mcp/\",\"authorization_servers\":[\"" + base(rs) + "\"]}");
+      case "/.well-known/oauth-authorization-server" -> Reply.json(metadata(base(rs), ""));
+      default -> Reply.status(404);
+    });
+    assertThat(discovery().discover(base(rs) + "/mcp", null).resource()).isNotNull();
+    for (String other : new String[] {"/mcp-other", "/api", "http://127.0.0.1:1/mcp"}) { // beside it, or elsewhere
+      String named = other.startsWith("http") ? other : base(rs) + other;
+      rs.script(e -> e.path().equals("/.well-known/oauth-protected-resource/mcp")
+          ? Reply.json("{\"resource\":\"" + named + "\",\"authorization_servers\":[\"" + base(rs) + "\"]}")
+          : Reply.status(404));
+      org.assertj.core.api.Assertions.assertThatThrownBy(() -> discovery().discover(base(rs) + "/mcp", null)).as(named)
+          .isInstanceOf(Discovery.Refused.class);
+    }
+    rs.script(e -> switch (e.path()) { // a document at the host's root names the origin: it contains the server
+      case "/.well-known/oauth-protected-resource" -> Reply.json("{\"resource\":\"" + base(rs) + "\","
+          + "\"authorization_servers\":[\"" + base(rs) + "\"]}");
+      case "/.well-known/oauth-authorization-server" -> Reply.json(metadata(base(rs), ""));
+      default -> Reply.status(404);
+    });
+    assertThat(discovery().discover(base(rs) + "/mcp", null).resource().resource()).isEqualTo(base(rs));
+  }
 }
