@@ -80,8 +80,10 @@ final class AuthCommand {
         RelayConfig config = RelayConfig.defaults(server).withOAuth(OAuthOptions.parse(r, env, log, false, true));
         try {
           Authorization auth = OAuthWiring.create(config, env, log);
+          boolean already = auth.existing() != null;
           auth.header();
-          log.info("signed in to " + ServerKey.of(server.toString()) + "; the login is in " + store.file());
+          log.info((already ? "already signed in to " : "signed in to ") + ServerKey.of(server.toString())
+              + "; the login is in " + store.file());
           return ExitCodes.OK;
         } catch (IOException | Authorization.Unavailable e) {
           log.error("sign-in failed: " + e.getMessage());
@@ -143,7 +145,9 @@ final class AuthCommand {
 
   /** One login as a JSON object: where, who, what, until when; never a token or a secret. */
   static String describe(String server, TokenRecord r) {
-    return "{\"server\":" + Json.quote(server) + ",\"issuer\":" + quoteOrNull(r.issuer()) + ",\"clientId\":"
+    int query = server.indexOf('?');
+    String shown = query < 0 ? server : server.substring(0, query) + "?<redacted>"; // a query may hold an API key
+    return "{\"server\":" + Json.quote(shown) + ",\"issuer\":" + quoteOrNull(r.issuer()) + ",\"clientId\":"
         + quoteOrNull(r.clientId()) + ",\"scope\":" + quoteOrNull(r.scope()) + ",\"expiresAt\":"
         + (r.expiresAt() == null ? "null" : Json.quote(r.expiresAt().toString())) + ",\"refreshable\":"
         + (r.refreshToken() != null) + "}";

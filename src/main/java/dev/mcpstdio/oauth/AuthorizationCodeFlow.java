@@ -65,11 +65,11 @@ public final class AuthorizationCodeFlow {
       throw new Failed("the authorization server's metadata does not list PKCE S256 (code_challenge_methods_supported); "
           + "refusing to sign in without it");
     }
+    String state = Pkce.newState();
     try (LoopbackCallback callback = LoopbackCallback.start()) {
+      callback.expect(state); // before anything else: no moment in which a stranger's answer is taken
       ClientIdentity client = clients.forRedirect(callback.redirectUri());
       Pkce pkce = Pkce.create();
-      String state = Pkce.newState();
-      callback.expect(state);
       Map<String, String> params = new LinkedHashMap<>();
       params.put("response_type", "code");
       params.put("client_id", client.clientId());

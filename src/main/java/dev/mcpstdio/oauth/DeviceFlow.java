@@ -94,7 +94,10 @@ public final class DeviceFlow {
             log.accept("OAuth: the token endpoint is busy (" + refused.describe() + "); polling on");
         case TokenResponse.Refused refused -> throw new AuthorizationCodeFlow.Failed("the device sign-in failed: " + refused.describe());
         case TokenResponse.Unusable u -> throw new AuthorizationCodeFlow.Failed(u.reason());
-        case TokenResponse.Unreachable u -> log.accept("OAuth: polling the token endpoint failed for now (" + u.reason() + ")");
+        case TokenResponse.Unreachable u -> { // RFC 8628 §3.5: back off while the network is in trouble
+          interval = Math.min(60, interval * 2);
+          log.accept("OAuth: polling the token endpoint failed for now (" + u.reason() + ")");
+        }
       }
       long left = deadline - System.nanoTime();
       if (left <= 0) {

@@ -108,6 +108,19 @@ public final class Discovery {
     return new Result(prm, defaults(base), challengeScope, List.copyOf(warnings));
   }
 
+  /**
+   * The authorization server the resource's metadata names now (after a 401 that points at it),
+   * or null when there is none to be had: a login from another one is of no use any more.
+   */
+  public String authorizationServerFor(String serverUrl, String hint) throws InterruptedException {
+    try {
+      ResourceMetadata prm = resourceMetadata(URI.create(serverUrl.strip()), hint, null, new ArrayList<>());
+      return prm == null ? null : prm.authorizationServer();
+    } catch (Refused e) {
+      return null;
+    }
+  }
+
   /** The metadata of a known authorization server (a stored login's issuer), or null when it publishes none. */
   public ServerMetadata metadataOf(String issuer) throws InterruptedException {
     return EndpointGuard.refusal(issuer) == null ? serverMetadata(issuer, new ArrayList<>()) : null;
@@ -170,13 +183,9 @@ public final class Discovery {
    */
   private AuthChallenge probe(URI server) throws InterruptedException {
     try {
-      OAuthHttp.Answer a = http.postJson(server, PROBE, Map.of("Accept", "application/json, text/event-stream"));
-      if (a.status() != 401) {
-        return null;
-      }
-      List<AuthChallenge> all = AuthChallenge.parseAll(a.challenges());
-      return all.stream().filter(c -> c.resourceMetadata() != null).findFirst()
-          .orElse(AuthChallenge.bearer(a.challenges()).orElse(null));
+      List<String> challenges = http.challengesOf401(server, PROBE, Map.of("Accept", "application/json, text/event-stream"));
+      return AuthChallenge.parseAll(challenges).stream().filter(c -> c.resourceMetadata() != null).findFirst()
+          .orElse(AuthChallenge.bearer(challenges).orElse(null));
     } catch (IOException | IllegalArgumentException e) {
       return null; // unreachable: the well-known places are tried anyway
     }

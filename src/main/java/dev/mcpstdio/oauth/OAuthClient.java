@@ -73,8 +73,12 @@ public final class OAuthClient {
    * null without a login, an expiry or a way to refresh.
    */
   public java.time.Instant refreshDue() {
-    return store.load(serverUrl).filter(r -> r.expiresAt() != null && refreshable(r))
-        .map(r -> r.expiresAt().minus(settings.refreshLeeway())).orElse(null);
+    java.time.Instant now = clock.instant();
+    return store.load(serverUrl).filter(r -> r.expiresAt() != null && refreshable(r)).map(r -> {
+      java.time.Instant beforeLeeway = r.expiresAt().minus(settings.refreshLeeway());
+      java.time.Instant halfway = now.plus(java.time.Duration.between(now, r.expiresAt()).dividedBy(2));
+      return beforeLeeway.isAfter(halfway) ? beforeLeeway : halfway; // tokens shorter-lived than the leeway: halfway
+    }).orElse(null);
   }
 
   /**
@@ -94,6 +98,30 @@ public final class OAuthClient {
       log.accept("OAuth: the background refresh did not happen (" + e.getMessage() + "); the next request will try");
       return false;
     }
+  }
+
+  /** The token of the stored login as it would be sent (no refresh, no sign-in); null without one. */
+  public String currentToken() {
+    return store.load(serverUrl).map(this::sendable).orElse(null);
+  }
+
+  /**
+   * The token of the login at hand, refreshed under the login lock when it is about to expire; never
+   * a new sign-in. Null without a login (or when its refresh was rejected, which drops it).
+   */
+  public String existingToken() throws InterruptedException {
+    Optional<TokenRecord> stored = store.load(serverUrl);
+    if (stored.isEmpty()) {
+      return null;
+    }
+    if (fresh(stored.get())) {
+      return sendable(stored.get());
+    }
+    if (!refreshable(stored.get())) {
+      return null;
+    }
+    refreshInBackground(); // the same: re-read, refresh if still due, never sign in
+    return store.load(serverUrl).filter(this::fresh).map(this::sendable).orElse(null);
   }
 
   /** The access token to send now: stored, refreshed, or from a new sign-in. */
@@ -135,14 +163,17 @@ public final class OAuthClient {
         return sendable(stored.get()); // another relay renewed it while this one waited
       }
       boolean refreshRejected = false;
-      if (stored.isPresent() && stepUpScope == null && refreshable(stored.get())) {
+      if (stored.isPresent() && hint != null && moved(stored.get(), hint)) {
+        log.accept("OAuth: the server now names another authorization server; signing in there");
+        refreshRejected = true; // nothing of the old login goes to the new server
+      } else if (stored.isPresent() && stepUpScope == null && refreshable(stored.get())) {
         TokenRecord refreshed = refresh(stored.get());
         if (refreshed != null) {
           return sendable(refreshed);
         }
         refreshRejected = true;
       }
-      if (stepUpScope != null && !steppedUp.add(stepUpScope)) {
+      if (stepUpScope != null && !steppedUp.add(stepUpScope)) { // once per scope: a server never satisfied stops here
         throw new AuthFailed("the server still wants more scope after signing in for " + stepUpScope + "; not asking again");
       }
       return sendable(signIn(stored.orElse(null), refreshRejected, hint, stepUpScope, challengeScope));
@@ -151,7 +182,20 @@ public final class OAuthClient {
     }
   }
 
-  /** Step-up scopes signed in for already: the same one twice means more sign-ins will not help (MCP §6.8). */
+  /** Whether the resource's metadata now names another authorization server than the login's (SEP-2352). */
+  private boolean moved(TokenRecord login, String hint) throws InterruptedException {
+    String now = new Discovery(http).authorizationServerFor(serverUrl, hint);
+    return now != null && login.issuer() != null && !trimSlash(now).equals(trimSlash(login.issuer()));
+  }
+
+  private static String trimSlash(String url) {
+    return url.endsWith("/") ? url.substring(0, url.length() - 1) : url;
+  }
+
+  /**
+   * Step-up scopes signed in for already, for the relay's lifetime: the same one asked again means
+   * more sign-ins will not help (MCP §6.8 asks clients to bound them; a restart starts afresh).
+   */
   private final Set<String> steppedUp = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
   private static boolean covers(String granted, String wanted) {
@@ -237,7 +281,11 @@ public final class OAuthClient {
         : challengeScope != null ? challengeScope : found.challengeScope() != null ? found.challengeScope()
         : found.resource() != null && !found.resource().scopesSupported().isEmpty()
             ? String.join(" ", found.resource().scopesSupported()) : null;
-    String resource = settings.resourceFor(serverUrl);
+    // RFC 8707 resource: the operator's, else exactly as the resource's metadata publishes it (MCP
+    // 2026-07-28), else the server URL
+    String published = found.resource() == null ? null : found.resource().resource();
+    String resource = !settings.resourceIndicator() ? null : settings.resource() == null && published != null ? published
+        : settings.resourceFor(serverUrl);
     TokenEndpoint tokens = new TokenEndpoint(http);
     ClientIdentity client;
     TokenResponse.Granted granted;
@@ -340,9 +388,10 @@ public final class OAuthClient {
         && java.util.Objects.equals(previous.clientId(), client.clientId());
     String refresh = g.refreshToken() != null ? g.refreshToken() : sameClient ? previous.refreshToken() : null;
     String scope = g.scope() != null ? g.scope() : requestedScope;
+    String idToken = g.idToken() != null ? g.idToken() : sameClient ? previous.idToken() : null;
     return new TokenRecord(g.accessToken(), g.tokenType(), expiresAt, refresh, scope, client.clientId(), client.clientSecret(),
         client.secretExpiresAt(), tokenEndpoint, authorizationEndpoint, registrationEndpoint, issuer, client.authMethod(),
-        resource == null, issSupported, g.idToken(), resource);
+        resource == null, issSupported, idToken, resource);
   }
 
   /** The token to send: the access token, or with {@code --oauth-use-id-token} the ID token when there is one. */

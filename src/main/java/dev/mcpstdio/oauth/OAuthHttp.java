@@ -68,6 +68,22 @@ public final class OAuthHttp {
     return send(b.build());
   }
 
+  /**
+   * The {@code WWW-Authenticate} values of a 401 to a JSON POST; empty for any other answer, whose
+   * body is not read (a server that lets the POST through may answer with an endless event
+   * stream).
+   */
+  public List<String> challengesOf401(URI uri, String json, Map<String, String> headers)
+      throws IOException, InterruptedException {
+    HttpRequest.Builder b = HttpRequest.newBuilder(uri).timeout(timeout)
+        .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(json));
+    headers.forEach(b::setHeader);
+    HttpResponse<InputStream> r = client.send(b.build(), HttpResponse.BodyHandlers.ofInputStream());
+    try (InputStream ignored = r.body()) {
+      return r.statusCode() == 401 ? r.headers().allValues("WWW-Authenticate") : List.of();
+    }
+  }
+
   static String form(Map<String, String> fields) {
     StringJoiner out = new StringJoiner("&");
     fields.forEach((k, v) -> {

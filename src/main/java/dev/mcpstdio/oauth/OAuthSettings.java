@@ -40,9 +40,21 @@ public record OAuthSettings(
 
   public static final Duration DEFAULT_REFRESH_LEEWAY = Duration.ofSeconds(60);
 
-  /** The RFC 8707 resource to send for {@code serverUrl}: the override, else the server's key; null when disabled. */
+  /**
+   * The RFC 8707 resource to send for {@code serverUrl}: the override, else the server's key
+   * without its query (RFC 8707 §2: no query; it may hold an API key the authorization server must
+   * not see); null when disabled.
+   */
   public String resourceFor(String serverUrl) {
-    return !resourceIndicator ? null : resource != null ? resource : ServerKey.of(serverUrl);
+    if (!resourceIndicator) {
+      return null;
+    }
+    if (resource != null) {
+      return resource;
+    }
+    String key = ServerKey.of(serverUrl);
+    int query = key.indexOf('?');
+    return query < 0 ? key : key.substring(0, query);
   }
   public static final Duration DEFAULT_FLOW_TIMEOUT = Duration.ofSeconds(300);
 

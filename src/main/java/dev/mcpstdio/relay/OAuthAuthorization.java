@@ -50,20 +50,21 @@ public final class OAuthAuthorization implements Authorization {
       try {
         // at least a second apart, however short-lived the server's tokens
         Thread.sleep(Math.max(MIN_REFRESH_GAP.toMillis(), java.time.Duration.between(clock.instant(), due).toMillis()));
+        if (refresher.get() != Thread.currentThread()) {
+          return; // a newer plan took over while this one slept
+        }
         if (client.refreshInBackground()) {
           scheduleRefresh(); // a failed one is not retried here: the next request renews the login
         }
       } catch (InterruptedException e) {
-        // replaced by a newer plan
+        // the relay is going away
       }
     });
-    Thread previous = refresher.getAndSet(next);
-    if (previous != null && previous != Thread.currentThread()) {
-      previous.interrupt();
-    }
+    refresher.set(next); // an older plan notices and ends; a refresh under way is never cut off
     next.start();
   }
 
+  /** The header for {@code token}, which the log is told to hide the first time it is seen. */
   private String bearer(String token) {
     if (registered.add(token)) {
       secrets.accept(token);
@@ -71,13 +72,19 @@ public final class OAuthAuthorization implements Authorization {
     return "Bearer " + token;
   }
 
+  /** Plans a background refresh unless one is planned already. */
+  private void ensureScheduled() {
+    Thread planned = refresher.get();
+    if (planned == null || !planned.isAlive()) {
+      scheduleRefresh();
+    }
+  }
+
   @Override
   public String header() throws Unavailable, InterruptedException {
     try {
       String token = client.token();
-      if (refresher.get() == null) {
-        scheduleRefresh();
-      }
+      ensureScheduled();
       return bearer(token);
     } catch (OAuthClient.AuthFailed e) {
       throw new Unavailable(e.getMessage());
@@ -85,26 +92,37 @@ public final class OAuthAuthorization implements Authorization {
   }
 
   @Override
+  public String existing() throws InterruptedException {
+    String token = client.existingToken();
+    if (token == null) {
+      return null;
+    }
+    ensureScheduled();
+    return bearer(token);
+  }
+
+  @Override
   public String current() {
-    return store.load(serverUrl).map(r -> bearer(r.accessToken())).orElse(null);
+    String token = client.currentToken();
+    return token == null ? null : bearer(token);
   }
 
   @Override
   public String renew(String rejected, int status, List<String> challenges) throws Unavailable, InterruptedException {
-    String rejectedToken = rejected.startsWith("Bearer ") ? rejected.substring("Bearer ".length()) : rejected;
-    Optional<AuthChallenge> bearer = AuthChallenge.bearer(challenges);
-    String hint = bearer.map(AuthChallenge::resourceMetadata).orElse(null);
+    String rejectedToken = rejected == null ? null : rejected.startsWith("Bearer ") ? rejected.substring("Bearer ".length()) : rejected;
+    Optional<AuthChallenge> challenge = AuthChallenge.bearer(challenges);
+    String hint = challenge.map(AuthChallenge::resourceMetadata).orElse(null);
     try {
       if (status == 403) {
-        String scope = bearer.filter(c -> "insufficient_scope".equals(c.error())).map(AuthChallenge::scope).orElse(null);
+        String scope = challenge.filter(c -> "insufficient_scope".equals(c.error())).map(AuthChallenge::scope).orElse(null);
         if (scope == null) {
           return null; // forbidden without naming a scope: more scope would not help
         }
         String stepped = client.insufficientScope(rejectedToken, scope, hint);
-        scheduleRefresh();
+        scheduleRefresh(); // the new login's expiry
         return bearer(stepped);
       }
-      String renewed = client.unauthorized(rejectedToken, hint, bearer.map(AuthChallenge::scope).orElse(null));
+      String renewed = client.unauthorized(rejectedToken, hint, challenge.map(AuthChallenge::scope).orElse(null));
       scheduleRefresh();
       return bearer(renewed);
     } catch (OAuthClient.AuthFailed e) {

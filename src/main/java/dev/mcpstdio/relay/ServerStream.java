@@ -150,8 +150,10 @@ final class ServerStream {
     Authorization a = auth;
     if (status == 401 && a != null && a.current() != null) {
       try {
-        a.renew(a.current(), 401, List.of());
-        return Duration.ZERO; // reopen at once with the renewed login
+        String sent = a.current();
+        String renewed = a.renew(sent, 401, List.of());
+        // at once only with a different login; the same one refused again waits like any failure
+        return renewed != null && !renewed.equals(sent) ? Duration.ZERO : nextBackoff();
       } catch (Authorization.Unavailable e) {
         log.warn("the GET stream was refused (HTTP 401) and renewing the login failed: " + e.getMessage());
         return nextBackoff();

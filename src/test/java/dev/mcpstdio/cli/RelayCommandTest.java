@@ -189,6 +189,7 @@ class RelayCommandTest {
     assertThat(o.useIdToken()).isTrue();
     assertThat(o.proactiveRefresh()).isFalse();
     assertThat(o.resourceFor("https://Example.com/mcp/")).isEqualTo("https://example.com/mcp");
+    assertThat(o.resourceFor("https://example.com/mcp?api_key=k")).isEqualTo("https://example.com/mcp"); // never the query
     assertThat(o.toString()).doesNotContain("s3cret-value");
     assertThat(redactor.scrub("x s3cret-value y")).isEqualTo("x <redacted> y");
 

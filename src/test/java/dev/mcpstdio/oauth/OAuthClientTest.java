@@ -267,4 +267,14 @@ class OAuthClientTest {
     assertThat(idTokens.token()).isEqualTo("idt-1");
     assertThat(idTokens.unauthorized("idt-1", null, null)).isEqualTo("idt-2"); // refreshed, not handed back as it was
   }
+
+  @Test
+  void aBackgroundRefreshIsDueBeforeTheLeewayOrHalfwayForTokensShorterLivedThanIt() throws Exception {
+    behave();
+    client().token(); // expires in an hour: due a minute (the leeway) before
+    assertThat(client().refreshDue()).isEqualTo(now.plusSeconds(3600 - 60));
+    tokenScript = form -> Reply.json("{\"access_token\":\"short\",\"expires_in\":30,\"refresh_token\":\"rt-s\"}");
+    client().unauthorized("at-1", null, null);
+    assertThat(client().refreshDue()).isEqualTo(now.plusSeconds(15)); // not in the past: that would loop
+  }
 }

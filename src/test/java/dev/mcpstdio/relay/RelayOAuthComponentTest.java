@@ -44,6 +44,7 @@ class RelayOAuthComponentTest {
   private final List<String> oauthLog = new java.util.concurrent.CopyOnWriteArrayList<>();
   private volatile boolean proactive; // background refresh, for the test that wants it
   private volatile int lifetime = 3600; // expires_in of the tokens the server issues
+  private volatile Duration leeway = Duration.ofSeconds(60);
 
   @AfterEach
   void stop() {
@@ -97,12 +98,12 @@ class RelayOAuthComponentTest {
     String url = base() + "/mcp";
     TokenStore store = new TokenStore(home.resolve("tokens.json"), null, w -> { });
     OAuthHttp http = new OAuthHttp(HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build(), Duration.ofSeconds(5));
-    OAuthClient client = new OAuthClient(url, new OAuthSettings(null, null, null, "mcp", true, null, Duration.ofSeconds(60),
+    OAuthClient client = new OAuthClient(url, new OAuthSettings(null, null, null, "mcp", true, null, leeway,
         Duration.ofSeconds(20), false, false, false, true, null), store, http, OAuthPeers.approving(), oauthLog::add, oauthLog::add, Clock.systemUTC(), d -> { });
     return RelayHarness.startWithAuthorization(URI.create(url), new OAuthAuthorization(client, store, url, w -> { }, proactive, Clock.systemUTC()));
   }
 
-  /** The host's traffic to the MCP endpoint (discovery's credential-free probe left out). */
+  /** The host's traffic to the MCP endpoint (a discovery probe, were there one, left out). */
   private List<FakeMcpServer.Exchange> mcpRequests() {
     return server.exchanges().stream().filter(e -> e.path().equals("/mcp") && !e.text().contains("mcp-stdio-probe")).toList();
   }
@@ -115,7 +116,11 @@ class RelayOAuthComponentTest {
       relay.send("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}");
       assertThat(Jsons.parse(relay.answerTo("2")).has("result")).isTrue();
       assertThat(issued).hasValue(1);
-      assertThat(mcpRequests()).allSatisfy(e -> assertThat(e.header("authorization")).isEqualTo("Bearer at-1"));
+      List<FakeMcpServer.Exchange> requests = mcpRequests();
+      assertThat(requests.getFirst().header("authorization")).isNull(); // no login yet: the 401 said where to get one
+      assertThat(requests.subList(1, requests.size()))
+          .allSatisfy(e -> assertThat(e.header("authorization")).isEqualTo("Bearer at-1"));
+      assertThat(requests.get(1).text()).isEqualTo(requests.getFirst().text()); // the refused initialize, replayed
       assertThat(relay.log()).doesNotContain("at-1").doesNotContain("rt-1");
       assertThat(oauthLog).isNotEmpty().allSatisfy(l -> assertThat(l).doesNotContain("at-1").doesNotContain("rt-1"));
     }
@@ -148,7 +153,8 @@ class RelayOAuthComponentTest {
       String error = relay.answerTo("1");
       assertThat(Jsons.parse(error).get("error").get("message").asString())
           .isEqualTo("not signed in to the server: the sign-in was refused: access_denied");
-      assertThat(mcpRequests()).isEmpty(); // nothing was sent without a login
+      assertThat(mcpRequests()).singleElement() // the one bare attempt whose 401 led to the sign-in
+          .satisfies(e -> assertThat(e.header("authorization")).isNull());
     }
   }
 
@@ -184,7 +190,8 @@ class RelayOAuthComponentTest {
   void aTokenAboutToExpireIsRefreshedInTheBackground() {
     behave();
     proactive = true;
-    lifetime = 61; // due for refresh in a second (the leeway is 60 s)
+    leeway = Duration.ofSeconds(1);
+    lifetime = 3; // fresh for two seconds, refreshed in the background at the end of them
     try (RelayHarness relay = relay()) {
       relay.initialize();
       dev.mcpstdio.testing.Await.until("a refresh nobody asked for", RelayHarness.TIMEOUT,
