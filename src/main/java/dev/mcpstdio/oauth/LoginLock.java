@@ -9,7 +9,6 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
@@ -59,7 +58,7 @@ public final class LoginLock implements AutoCloseable {
       throws IOException, InterruptedException {
     String key = ServerKey.of(serverUrl);
     Path folder = storeFolder.resolve("locks");
-    Files.createDirectories(folder, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+    Files.createDirectories(folder, OwnerOnly.folder());
     Path file = folder.resolve(hash(key) + ".lock");
     long deadline = System.nanoTime() + timeout.toNanos();
     Semaphore local = IN_PROCESS.computeIfAbsent(file.toAbsolutePath().toString(), k -> new Semaphore(1));
@@ -69,7 +68,7 @@ public final class LoginLock implements AutoCloseable {
     FileChannel channel = null;
     try {
       channel = FileChannel.open(file, Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS),
-          PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+          OwnerOnly.file());
       while (true) {
         FileLock lock;
         try {

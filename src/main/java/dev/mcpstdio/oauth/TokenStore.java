@@ -13,9 +13,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFileAttributeView;
-import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.time.Duration;
@@ -54,10 +52,6 @@ public final class TokenStore {
   /** How long a change waits for another process's change to finish before giving up. */
   static final Duration LOCK_WAIT = Duration.ofSeconds(10);
 
-  private static final FileAttribute<Set<PosixFilePermission>> PRIVATE_FILE =
-      PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"));
-  private static final FileAttribute<Set<PosixFilePermission>> PRIVATE_FOLDER =
-      PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------"));
   private static final SecureRandom RANDOM = new SecureRandom();
 
   /** Threads of this process changing one store file take turns here before taking the file lock. */
@@ -162,7 +156,7 @@ public final class TokenStore {
     ReentrantLock local = IN_PROCESS.computeIfAbsent(file, k -> new ReentrantLock());
     local.lock();
     try (FileChannel lockFile = FileChannel.open(dir.resolve(FILE + ".lock"), Set.of(StandardOpenOption.CREATE,
-        StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS), PRIVATE_FILE);
+        StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS), OwnerOnly.file());
         FileLock ignored = lock(lockFile)) {
       Map<String, TokenRecord> logins;
       try {
@@ -256,7 +250,7 @@ public final class TokenStore {
     Path temp = dir.resolve("." + FILE + "." + HexFormat.of().formatHex(randomBytes()) + ".tmp");
     try {
       try (FileChannel out = FileChannel.open(temp, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE,
-          LinkOption.NOFOLLOW_LINKS), PRIVATE_FILE)) {
+          LinkOption.NOFOLLOW_LINKS), OwnerOnly.file())) {
         ByteBuffer b = ByteBuffer.wrap(content);
         while (b.hasRemaining()) {
           out.write(b);
@@ -289,12 +283,9 @@ public final class TokenStore {
       throw new IOException("refusing to keep tokens in a symbolic link: " + dir);
     }
     try {
-      Files.createDirectories(dir, PRIVATE_FOLDER);
+      Files.createDirectories(dir, OwnerOnly.folder());
     } catch (FileAlreadyExistsException e) {
       throw new IOException(dir + " is not a folder");
-    } catch (UnsupportedOperationException e) {
-      Files.createDirectories(dir); // not a POSIX file system
-      return;
     }
     PosixFileAttributeView view = Files.getFileAttributeView(dir, PosixFileAttributeView.class, LinkOption.NOFOLLOW_LINKS);
     if (tightenFolder && view != null && !view.readAttributes().permissions().equals(PosixFilePermissions.fromString("rwx------"))) {
