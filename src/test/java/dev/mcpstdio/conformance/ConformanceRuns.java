@@ -21,7 +21,17 @@ final class ConformanceRuns {
   /** The suite's CLI script, installed from npm on first use (skips without Node, fails under CI). */
   static Path cli() {
     NodePeers.assumeNode();
-    Path cli = NodePeers.conformance().resolve("node_modules/@modelcontextprotocol/conformance/dist/index.js");
+    return cliIn(NodePeers.conformance());
+  }
+
+  /** The same for the suite's pre-release (its newer scenarios). */
+  static Path cliNext() {
+    NodePeers.assumeNode();
+    return cliIn(NodePeers.conformanceNext());
+  }
+
+  private static Path cliIn(Path installed) {
+    Path cli = installed.resolve("node_modules/@modelcontextprotocol/conformance/dist/index.js");
     if (!Files.isRegularFile(cli)) {
       throw new AssertionError("conformance CLI missing at " + cli);
     }

@@ -66,6 +66,12 @@ public final class NodePeers {
     return install(SOURCES.resolve("conformance"), TARGET.resolve("conformance"), List.of());
   }
 
+  /** The conformance suite's pre-release (src/test/node/conformance-next), for its newer scenarios. */
+  public static synchronized Path conformanceNext() {
+    assumeNode();
+    return install(SOURCES.resolve("conformance-next"), TARGET.resolve("conformance-next"), List.of());
+  }
+
   /** A Node.js 22+ binary: the machine's node when new enough, else the npm-published one. */
   public static synchronized Path node22() {
     assumeNode();
