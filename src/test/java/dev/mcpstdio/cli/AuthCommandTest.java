@@ -45,6 +45,7 @@ class AuthCommandTest {
   private String base() {
     return "http://127.0.0.1:" + server.port();
   }
+
   private void behave() {
     server.script(e -> switch (e.path()) {
       case "/mcp" -> Reply.status(401, "WWW-Authenticate", "Bearer resource_metadata=\"" + base() + "/prm\"");

@@ -72,6 +72,7 @@ class OAuthClientTest {
     int n = issued.incrementAndGet();
     return Reply.json("{\"access_token\":\"at-" + n + "\",\"expires_in\":3600,\"refresh_token\":\"rt-" + n + "\",\"scope\":\"mcp\"}");
   }
+
   private TokenStore store() {
     return new TokenStore(home.resolve("tokens.json"), null, log::add);
   }

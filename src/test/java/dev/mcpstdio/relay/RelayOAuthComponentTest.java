@@ -54,6 +54,7 @@ class RelayOAuthComponentTest {
   private String base() {
     return "http://127.0.0.1:" + server.port();
   }
+
   private void behave() {
     server.script(e -> switch (e.path()) {
       case "/mcp" -> {
@@ -94,6 +95,7 @@ class RelayOAuthComponentTest {
       default -> Reply.status(404);
     });
   }
+
   private RelayHarness relay() {
     String url = base() + "/mcp";
     TokenStore store = new TokenStore(home.resolve("tokens.json"), null, w -> { });
