@@ -127,7 +127,7 @@ final class CallbackEndpoint {
    * reads it (see {@link SessionWorkspace#handOff}), and tells those waiting for that sign-in
    * ({@link Session#signedIn}). 200 {@code {"written":true,"answered":N}}; 400 for a bad slug or
    * body (a value over {@link #MAX_CREDENTIAL_CHARS}); 404 for an unknown or ended session; 409
-   * when the session has no workspace, already holds {@link Session#MAX_SECRETS} secrets, or the
+   * when the session has no workspace, already holds {@link SessionSecrets#MAX} secrets, or the
    * file cannot be written (a link in the way). The value never reaches a log: it is one of the
    * session's secrets from here on.
    */
@@ -163,9 +163,9 @@ final class CallbackEndpoint {
             "this session has no workspace to hand a credential to (serve runs without --workspace-root)");
         return;
       }
-      if (!session.secret(value)) {
+      if (!session.secrets.add(value)) {
         Replies.error(response, callback, session.ended() ? 404 : 409, null, ErrorCodes.INVALID_REQUEST, session.ended()
-            ? "unknown or expired session" : "this session holds " + (Session.MAX_SECRETS - 1) + " credentials already");
+            ? "unknown or expired session" : "this session holds " + (SessionSecrets.MAX - 1) + " credentials already");
         return;
       }
       try {

@@ -102,6 +102,7 @@ final class Session implements ChildProcess.Listener {
   Session(String id, Log log, boolean oneStream, ByteBudget queuedBytes, Duration exitWait, Duration backendTimeout) {
     this.id = id;
     this.log = log;
+    this.secrets = new SessionSecrets(log.redactor());
     this.oneStream = oneStream;
     this.queuedBytes = queuedBytes;
     this.exitWait = exitWait;
@@ -117,43 +118,14 @@ final class Session implements ChildProcess.Listener {
     return workspace;
   }
 
-  /** Secrets one session may register, at most: its channel token and 32 handed-off credentials. */
-  static final int MAX_SECRETS = 33;
-
-  /** Secrets of this session the gateway's log must never show (its channel token, handed-off credentials). */
-  private final java.util.Set<String> secrets = new java.util.HashSet<>(); // guarded by itself
-  private boolean secretsForgotten; // guarded by secrets
-
   private static byte[] randomBytes() {
     byte[] b = new byte[16];
     new java.security.SecureRandom().nextBytes(b);
     return b;
   }
 
-  /**
-   * Keeps {@code secret} out of the gateway's log until the session ends; false (nothing kept)
-   * once it has ended, or when it holds {@link #MAX_SECRETS} already.
-   */
-  boolean secret(String secret) {
-    synchronized (secrets) {
-      if (secretsForgotten || (!secrets.contains(secret) && secrets.size() >= MAX_SECRETS)) {
-        return false;
-      }
-      if (secrets.add(secret)) {
-        log.redactor().addSecret(secret);
-      }
-      return true;
-    }
-  }
-
-  /** Lets the log forget this session's secrets; called once it has ended. */
-  void forgetSecrets() {
-    synchronized (secrets) {
-      secretsForgotten = true;
-      secrets.forEach(log.redactor()::removeSecret);
-      secrets.clear();
-    }
-  }
+  /** The secrets of this session the log must never show (channel token, handed-off credentials). */
+  final SessionSecrets secrets;
 
   void callbacks(CallbackRegistry registry, CallbackEvents events) {
     this.callbackRegistry = registry;

@@ -101,7 +101,7 @@ final class Sessions {
       dev.mcpstdio.host.CallbackRegistry registry =
           new dev.mcpstdio.host.CallbackRegistry(config.launch().callbackTimeout(), CALLBACK_ANNOUNCE_GRACE);
       credentials = channel().register(session.publicId, registry, session::onCallback);
-      session.secret(credentials.token());
+      session.secrets.add(credentials.token());
       session.callbacks(registry, callbackEvents);
       if (initialize != null) {
         session.elicitations.clientCapabilities(initialize);
@@ -116,7 +116,7 @@ final class Sessions {
       if (credentials != null) {
         callbackChannel.unregister(session.publicId);
       }
-      session.forgetSecrets();
+      session.secrets.forget();
       throw e instanceof IOException io ? io : new IOException(e.getMessage(), e);
     }
     byId.put(id, session);
@@ -161,7 +161,7 @@ final class Sessions {
       c.unregister(session.publicId);
     }
     callbackEvents.sessionEnded(session.id);
-    session.forgetSecrets();
+    session.secrets.forget();
     closers.execute(() -> {
       session.closeChild();
       removeQuietly(session.workspace(), session);
