@@ -227,7 +227,7 @@ public final class OAuthClient {
       switch (answer) {
         case TokenResponse.Granted g -> {
           TokenRecord next = merge(r, g, r.scope(), client, r.tokenEndpoint(), r.authorizationEndpoint(), r.registrationEndpoint(),
-              r.issuer(), r.issParameterSupported(), resource);
+              r.issuer(), r.issParameterSupported(), resource, r.deviceClient());
           try {
             store.save(serverUrl, next); // a rotated refresh token is worthless unless kept at once
           } catch (IOException e) {
@@ -289,25 +289,27 @@ public final class OAuthClient {
     TokenEndpoint tokens = new TokenEndpoint(http);
     ClientIdentity client;
     TokenResponse.Granted granted;
+    boolean deviceFlow = !settings.clientCredentials()
+        && (settings.device() || (!browser.available() && server.deviceAuthorizationEndpoint() != null));
     if (settings.clientCredentials()) {
       client = preRegistered(server);
       if (client == null || client.clientSecret() == null) {
         throw new AuthFailed("--client-credentials needs --client-id and a client secret (--client-secret-file)");
       }
       granted = granted(tokens.clientCredentials(server.tokenEndpoint(), client, scope, resource), "the client credentials grant");
-    } else if (settings.device() || (!browser.available() && server.deviceAuthorizationEndpoint() != null)) {
+    } else if (deviceFlow) {
       if (!settings.device()) {
         log.accept("OAuth: no browser can be opened here; signing in with the device flow");
       }
       try {
-        client = identity(server, cached(previous), null, scope);
+        client = identity(server, cached(previous, true), null, scope);
         granted = new DeviceFlow(http, prompt, log, sleeper, settings.flowTimeout()).run(server, client, scope, resource);
       } catch (AuthorizationCodeFlow.Failed e) {
         throw new AuthFailed(e.getMessage());
       }
     } else {
       AuthorizationCodeFlow flow = new AuthorizationCodeFlow(tokens, browser, prompt, settings.flowTimeout());
-      ClientIdentity cached = cached(previous);
+      ClientIdentity cached = cached(previous, false);
       try {
         AuthorizationCodeFlow.Grant grant = flow.run(server, redirect -> identity(server, cached, redirect, scope), scope, resource);
         client = grant.client();
@@ -319,14 +321,19 @@ public final class OAuthClient {
     granted.warnings().forEach(w -> log.accept("OAuth: " + w));
     TokenRecord record = merge(refreshRejected ? null : previous, granted, scope, client, server.tokenEndpoint().toString(),
         server.authorizationEndpoint().toString(), server.registrationEndpoint() == null ? null : server.registrationEndpoint().toString(),
-        server.issuer(), server.issParameterSupported(), resource);
+        server.issuer(), server.issParameterSupported(), resource,
+        deviceFlow && client.clientId() != null && settings.clientId() == null && settings.clientMetadataUrl() == null);
     store.save(serverUrl, record);
     log.accept("OAuth: signed in to " + ServerKey.of(serverUrl));
     return record;
   }
 
-  private static ClientIdentity cached(TokenRecord previous) {
-    return previous == null || previous.clientId() == null ? null
+  /**
+   * The registration the previous login used, for a flow of the same kind: one made for the device
+   * flow has no redirect URI, and one made with a redirect URI may lack the device grant.
+   */
+  private static ClientIdentity cached(TokenRecord previous, boolean forDeviceFlow) {
+    return previous == null || previous.clientId() == null || previous.deviceClient() != forDeviceFlow ? null
         : new ClientIdentity(previous.clientId(), previous.clientSecret(), previous.clientSecretExpiresAt(),
             previous.tokenEndpointAuthMethod(), previous.issuer());
   }
@@ -382,7 +389,7 @@ public final class OAuthClient {
    */
   private TokenRecord merge(TokenRecord previous, TokenResponse.Granted g, String requestedScope, ClientIdentity client,
       String tokenEndpoint, String authorizationEndpoint, String registrationEndpoint, String issuer, Boolean issSupported,
-      String resource) {
+      String resource, boolean deviceClient) {
     Instant expiresAt = g.expiresIn() == null ? null : clock.instant().plusSeconds(g.expiresIn());
     boolean sameClient = previous != null && java.util.Objects.equals(previous.issuer(), issuer)
         && java.util.Objects.equals(previous.clientId(), client.clientId());
@@ -391,7 +398,7 @@ public final class OAuthClient {
     String idToken = g.idToken() != null ? g.idToken() : sameClient ? previous.idToken() : null;
     return new TokenRecord(g.accessToken(), g.tokenType(), expiresAt, refresh, scope, client.clientId(), client.clientSecret(),
         client.secretExpiresAt(), tokenEndpoint, authorizationEndpoint, registrationEndpoint, issuer, client.authMethod(),
-        resource == null, issSupported, idToken, resource);
+        resource == null, issSupported, idToken, resource, deviceClient);
   }
 
   /** The token to send: the access token, or with {@code --oauth-use-id-token} the ID token when there is one. */

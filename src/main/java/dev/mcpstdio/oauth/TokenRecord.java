@@ -15,6 +15,9 @@ import java.time.Instant;
  * @param clientSecretExpiresAt when a registered client's secret expires, or null for never
  * @param issuer the authorization server that issued the tokens and the client registration
  * @param noResourceIndicator the login was made without RFC 8707 resource indicators
+ * @param deviceClient the client was registered for the device flow (it has no redirect URI, so
+ *     a browser sign-in must not reuse it); false for one registered with a redirect URI, or not
+ *     registered by this tool
  */
 public record TokenRecord(
     String accessToken,
@@ -33,7 +36,8 @@ public record TokenRecord(
     boolean noResourceIndicator,
     Boolean issParameterSupported,
     String idToken,
-    String resource) {
+    String resource,
+    boolean deviceClient) {
 
   public TokenRecord {
     if (accessToken == null || accessToken.isEmpty()) {

@@ -85,7 +85,8 @@ final class TokenStoreFormat {
           text(f, "scope"), text(f, "client_id"), text(f, "client_secret"), seconds(f, "client_secret_expires_at"),
           text(f, "token_endpoint"), text(f, "authorization_endpoint"), text(f, "registration_endpoint"),
           text(f, "issuer"), text(f, "token_endpoint_auth_method"), Boolean.TRUE.equals(flag(f, "no_resource_indicator")),
-          flag(f, "iss_parameter_supported"), text(f, "id_token"), text(f, "oauth_resource"));
+          flag(f, "iss_parameter_supported"), text(f, "id_token"), text(f, "oauth_resource"),
+          Boolean.TRUE.equals(flag(f, "device_client")));
     } catch (IllegalArgumentException | ClassCastException e) {
       return null;
     }
@@ -139,6 +140,9 @@ final class TokenStoreFormat {
         }
         string(g, "id_token", r.idToken());
         string(g, "oauth_resource", r.resource());
+        if (r.deviceClient()) {
+          g.writeBooleanField("device_client", true);
+        }
         g.writeEndObject();
       }
       g.writeEndObject();

@@ -156,7 +156,7 @@ class OAuthClientTest {
     TokenRecord r = store().load(mcp()).orElseThrow();
     store().save(mcp(), new TokenRecord("from-another-relay", "Bearer", now.plusSeconds(3600), "rt-x", r.scope(), r.clientId(),
         null, null, r.tokenEndpoint(), r.authorizationEndpoint(), null, r.issuer(), r.tokenEndpointAuthMethod(), false, null,
-        null, r.resource()));
+        null, r.resource(), false));
     int before = server.exchanges().size();
     assertThat(client().unauthorized("at-1", null, null)).isEqualTo("from-another-relay");
     assertThat(server.exchanges()).hasSize(before);
@@ -251,6 +251,8 @@ class OAuthClientTest {
     var registration = dev.mcpstdio.testing.Jsons.parse(server.exchanges().stream().filter(e -> e.path().equals("/register"))
         .findFirst().orElseThrow().text());
     assertThat(registration.has("redirect_uris")).isFalse();
+    assertThat(store().load(mcp()).orElseThrow().deviceClient()).isTrue();
+    assertThat(java.nio.file.Files.readString(home.resolve("tokens.json"))).contains("\"device_client\" : true");
   }
 
   @Test

@@ -35,7 +35,7 @@ class TokenStoreTest {
     return new TokenRecord(access, "Bearer", Instant.ofEpochSecond(4_102_444_800L), "refresh-" + access, "read write",
         "client-1", "client-secret-1", null, "https://as.example/token", "https://as.example/authorize",
         "https://as.example/register", "https://as.example", "client_secret_post", false, true, null,
-        "https://mcp.example/mcp");
+        "https://mcp.example/mcp", false);
   }
 
   private static String mode(Path p) throws IOException {
