@@ -129,15 +129,15 @@ public final class Main {
     if (proxies != null) {
       log.debug("proxies from the environment: " + proxies.describe());
     }
-    if (config.check()) {
-      return ConnectivityCheck.run(config, client, log);
-    }
     Authorization auth;
     try {
       auth = config.oauth() == null ? null : OAuthWiring.create(config, env, log);
     } catch (IOException e) {
       log.error(e.getMessage());
       return ExitCodes.FAILURE;
+    }
+    if (config.check()) {
+      return ConnectivityCheck.run(config, client, log, auth);
     }
     Relay relay =
         new Relay(config, client, new FileInputStream(FileDescriptor.in), wire, log, Sleeper.REAL, auth);

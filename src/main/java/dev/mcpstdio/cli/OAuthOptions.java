@@ -40,7 +40,7 @@ final class OAuthOptions {
     option(spec, "--oauth-resource", "URI", String.class, "The resource to name instead of the server URL.");
     option(spec, "--oauth-refresh-leeway", "SECONDS", String.class,
         "Refresh this long before the access token expires (default 60; $MCP_OAUTH_REFRESH_LEEWAY).");
-    option(spec, "--oauth-timeout", "SECONDS", String.class, "How long a sign-in may take (default 300).");
+    option(spec, "--oauth-timeout", "SECONDS", String.class, "How long a sign-in may take (default 120).");
     option(spec, "--token-store", "FILE", String.class,
         "The token store (default $XDG_CONFIG_HOME/mcp-stdio/tokens.json, else ~/.config/mcp-stdio/tokens.json).");
     flag(spec, "--client-credentials", "Sign in as the client itself (machine to machine; needs --client-id and a secret).");
@@ -55,15 +55,17 @@ final class OAuthOptions {
   static OAuthSettings parse(ParseResult r, Map<String, String> env, Log log, boolean staticAuthorization, boolean implied)
       throws UsageException {
     if (!implied && !r.hasMatchedOption("--oauth") && !r.hasMatchedOption("--oauth-device")) {
-      for (String name : NEEDS_OAUTH) {
-        if (r.hasMatchedOption(name)) {
-          log.warn(name + " has no effect without --oauth");
-        }
+      List<String> ignored = NEEDS_OAUTH.stream().filter(r::hasMatchedOption).toList();
+      if (!ignored.isEmpty()) {
+        log.warn(String.join(", ", ignored) + (ignored.size() == 1 ? " is" : " are") + " ignored without --oauth or --oauth-device");
       }
       return null;
     }
+    if (r.hasMatchedOption("--oauth") && r.hasMatchedOption("--oauth-device")) {
+      throw new UsageException("--oauth and --oauth-device are two ways to sign in; choose one", ExitCodes.FAILURE);
+    }
     if (staticAuthorization) {
-      throw new UsageException("--oauth cannot be combined with --bearer-token or -H Authorization", ExitCodes.USAGE);
+      throw new UsageException("--oauth cannot be combined with --bearer-token or -H Authorization", ExitCodes.FAILURE);
     }
     String clientId = r.matchedOptionValue("--client-id", env.get("MCP_OAUTH_CLIENT_ID"));
     String secret = secret(r, env);
@@ -94,7 +96,10 @@ final class OAuthOptions {
     String resource = r.matchedOptionValue("--oauth-resource", null);
     boolean indicator = !r.hasMatchedOption("--no-resource-indicator");
     if (resource != null && !indicator) {
-      log.warn("--oauth-resource is ignored with --no-resource-indicator");
+      throw new UsageException("--oauth-resource and --no-resource-indicator contradict each other", ExitCodes.FAILURE);
+    }
+    if (resource != null && !absoluteWithoutFragment(resource)) {
+      throw new UsageException("--oauth-resource must be an absolute URI without a fragment", ExitCodes.FAILURE);
     }
     Duration leeway = seconds(r, "--oauth-refresh-leeway", leewayFromEnv(env), true);
     Duration timeout = seconds(r, "--oauth-timeout", OAuthSettings.DEFAULT_FLOW_TIMEOUT, false);
@@ -102,6 +107,16 @@ final class OAuthOptions {
     return new OAuthSettings(clientId, secret, metadataUrl, r.matchedOptionValue("--oauth-scope", null), indicator, resource,
         leeway, timeout, clientCredentials, device, r.hasMatchedOption("--oauth-use-id-token"),
         !r.hasMatchedOption("--no-proactive-refresh"), store == null ? null : Path.of(store).toAbsolutePath());
+  }
+
+  /** RFC 8707: an absolute URI (any scheme: Entra ID uses api://...), without a fragment. */
+  private static boolean absoluteWithoutFragment(String uri) {
+    try {
+      java.net.URI u = new java.net.URI(uri);
+      return u.isAbsolute() && u.getRawFragment() == null && !uri.contains("#");
+    } catch (java.net.URISyntaxException e) {
+      return false;
+    }
   }
 
   private static String secret(ParseResult r, Map<String, String> env) throws UsageException {

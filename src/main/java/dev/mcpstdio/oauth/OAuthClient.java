@@ -401,8 +401,13 @@ public final class OAuthClient {
         resource == null, issSupported, idToken, resource, deviceClient);
   }
 
+  private final java.util.concurrent.atomic.AtomicBoolean warnedNoIdToken = new java.util.concurrent.atomic.AtomicBoolean();
+
   /** The token to send: the access token, or with {@code --oauth-use-id-token} the ID token when there is one. */
   private String sendable(TokenRecord r) {
+    if (settings.useIdToken() && r.idToken() == null && warnedNoIdToken.compareAndSet(false, true)) {
+      log.accept("OAuth: --oauth-use-id-token, but the authorization server issued no ID token; sending the access token");
+    }
     return settings.useIdToken() && r.idToken() != null ? r.idToken() : r.accessToken();
   }
 

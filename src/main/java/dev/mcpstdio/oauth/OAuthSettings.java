@@ -56,7 +56,7 @@ public record OAuthSettings(
     int query = key.indexOf('?');
     return query < 0 ? key : key.substring(0, query);
   }
-  public static final Duration DEFAULT_FLOW_TIMEOUT = Duration.ofSeconds(300);
+  public static final Duration DEFAULT_FLOW_TIMEOUT = Duration.ofSeconds(120);
 
   @Override
   public String toString() {

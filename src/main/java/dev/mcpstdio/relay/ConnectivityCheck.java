@@ -29,11 +29,22 @@ public final class ConnectivityCheck {
   private ConnectivityCheck() {}
 
   public static int run(RelayConfig config, HttpClient client, Log log) throws InterruptedException {
+    return run(config, client, log, null);
+  }
+
+  /** @param auth the relay's own sign-in (OAuth: a cold cache signs in first, through the server's 401), or null */
+  public static int run(RelayConfig config, HttpClient client, Log log, Authorization auth) throws InterruptedException {
     try (IdleWatchdog.Sweeper sweeper = new IdleWatchdog.Sweeper("mcp-stdio-watchdog")) {
       Upstream upstream = new Upstream(client, config, log, sweeper, message -> {}, Sleeper.REAL);
       log.notice("checking " + Relay.origin(config.url()));
       Request probe = (Request) JsonRpcCodec.parse(PROBE.getBytes(StandardCharsets.UTF_8));
-      Outcome outcome = upstream.post(Call.internal(probe));
+      Outcome outcome;
+      if (auth == null) {
+        outcome = upstream.post(Call.internal(probe));
+      } else {
+        upstream.authorization(auth);
+        outcome = Interceptor.run(java.util.List.of(new AuthLink(auth)), upstream::post, Call.internal(probe));
+      }
       return report(outcome, upstream, log);
     } catch (MalformedMessageException e) {
       throw new IllegalStateException(e);
@@ -43,7 +54,7 @@ public final class ConnectivityCheck {
   private static int report(Outcome outcome, Upstream upstream, Log log) throws InterruptedException {
     switch (outcome) {
       case Outcome.Failed f -> {
-        log.notice("✗ cannot reach the server: " + f.reason());
+        log.notice(f.kind() == Outcome.Kind.UNAUTHORIZED ? "✗ " + f.reason() : "✗ cannot reach the server: " + f.reason());
         return 1;
       }
       case Outcome.Refused r -> {

@@ -197,8 +197,15 @@ class RelayCommandTest {
     assertThat(parse(Map.of("MCP_BEARER_TOKEN", "env-token"), "--oauth", "https://example.com/mcp").headers()).isEmpty();
     assertThat(stderr.snapshot()).anySatisfy(l -> assertThat(l).contains("MCP_BEARER_TOKEN is ignored"));
 
-    assertThat(exitCodeOf("--oauth", "--bearer-token", "t", "https://example.com/mcp")).isEqualTo(ExitCodes.USAGE);
-    assertThat(exitCodeOf("--oauth", "-H", "Authorization: Bearer x", "https://example.com/mcp")).isEqualTo(ExitCodes.USAGE);
+    assertThat(exitCodeOf("--oauth", "--bearer-token", "t", "https://example.com/mcp")).isEqualTo(ExitCodes.FAILURE);
+    assertThat(exitCodeOf("--oauth", "-H", "Authorization: Bearer x", "https://example.com/mcp")).isEqualTo(ExitCodes.FAILURE);
+    assertThat(exitCodeOf("--oauth", "--oauth-device", "https://example.com/mcp")).isEqualTo(ExitCodes.FAILURE);
+    assertThat(exitCodeOf("--oauth", "--oauth-resource", "api://x", "--no-resource-indicator", "https://example.com/mcp"))
+        .isEqualTo(ExitCodes.FAILURE);
+    assertThat(exitCodeOf("--oauth", "--oauth-resource", "relative/path", "https://example.com/mcp")).isEqualTo(ExitCodes.FAILURE);
+    assertThat(parse("--oauth", "--oauth-resource", "api://my-app", "https://example.com/mcp").oauth().resourceFor("x"))
+        .isEqualTo("api://my-app");
+    assertThat(parse("--oauth", "https://example.com/mcp").oauth().flowTimeout()).isEqualTo(Duration.ofSeconds(120));
     assertThat(exitCodeOf("--oauth", "--client-credentials", "--client-id", "c", "https://example.com/mcp")).isEqualTo(ExitCodes.USAGE);
     assertThat(exitCodeOf("--oauth-device", "--client-credentials", "https://example.com/mcp")).isEqualTo(ExitCodes.USAGE);
     assertThat(exitCodeOf("--oauth", "--client-metadata-url", "http://example.com/c.json", "https://example.com/mcp"))
@@ -207,7 +214,8 @@ class RelayCommandTest {
         .isEqualTo(ExitCodes.USAGE);
     assertThat(exitCodeOf("--oauth", "--client-secret-file", dir.resolve("missing").toString(), "--client-id", "c",
         "https://example.com/mcp")).isEqualTo(ExitCodes.USAGE);
-    parse("--client-id", "c", "https://example.com/mcp");
-    assertThat(stderr.snapshot()).anySatisfy(l -> assertThat(l).contains("--client-id has no effect without --oauth"));
+    parse("--client-id", "c", "--oauth-scope", "s", "https://example.com/mcp");
+    assertThat(stderr.snapshot()).anySatisfy(l -> assertThat(l)
+        .contains("--client-id, --oauth-scope are ignored without --oauth or --oauth-device"));
   }
 }

@@ -97,12 +97,17 @@ class RelayOAuthComponentTest {
   }
 
   private RelayHarness relay() {
+    return RelayHarness.startWithAuthorization(URI.create(base() + "/mcp"), authorization());
+  }
+
+  private OAuthAuthorization authorization() {
     String url = base() + "/mcp";
     TokenStore store = new TokenStore(home.resolve("tokens.json"), null, w -> { });
     OAuthHttp http = new OAuthHttp(HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build(), Duration.ofSeconds(5));
     OAuthClient client = new OAuthClient(url, new OAuthSettings(null, null, null, "mcp", true, null, leeway,
-        Duration.ofSeconds(20), false, false, false, true, null), store, http, OAuthPeers.approving(), oauthLog::add, oauthLog::add, Clock.systemUTC(), d -> { });
-    return RelayHarness.startWithAuthorization(URI.create(url), new OAuthAuthorization(client, store, url, w -> { }, proactive, Clock.systemUTC()));
+        Duration.ofSeconds(20), false, false, false, true, null), store, http, OAuthPeers.approving(), oauthLog::add,
+        oauthLog::add, Clock.systemUTC(), d -> { });
+    return new OAuthAuthorization(client, store, url, w -> { }, proactive, Clock.systemUTC());
   }
 
   /** The host's traffic to the MCP endpoint (a discovery probe, were there one, left out). */
@@ -204,5 +209,17 @@ class RelayOAuthComponentTest {
       assertThat(Jsons.parse(relay.answerTo("5")).has("result")).isTrue();
       assertThat(server.exchanges().stream().filter(e -> e.path().equals("/authorize"))).hasSize(1); // no new sign-in
     }
+  }
+
+  @Test
+  void theConnectivityCheckSignsInOnAColdCacheAndReportsTheServer() throws Exception {
+    behave();
+    dev.mcpstdio.testing.LineCollector checkLog = new dev.mcpstdio.testing.LineCollector();
+    RelayConfig config = RelayHarness.config(URI.create(base() + "/mcp"));
+    int code = ConnectivityCheck.run(config, HttpClient.newBuilder().build(),
+        new dev.mcpstdio.stdio.Log(checkLog, dev.mcpstdio.stdio.Log.Level.INFO, new dev.mcpstdio.stdio.Redactor()), authorization());
+    assertThat(code).as(String.join("\n", checkLog.snapshot())).isZero();
+    assertThat(checkLog.snapshot()).anySatisfy(l -> assertThat(l).contains("MCP initialize: server="));
+    assertThat(issued).hasValue(1);
   }
 }
