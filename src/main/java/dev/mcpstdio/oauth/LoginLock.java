@@ -56,6 +56,12 @@ public final class LoginLock implements AutoCloseable {
    */
   public static LoginLock acquire(Path storeFolder, String serverUrl, Duration timeout)
       throws IOException, InterruptedException {
+    return acquire(storeFolder, serverUrl, timeout, () -> { });
+  }
+
+  /** The same; {@code blocked} runs once if another process holds the lock (a seam for tests). */
+  static LoginLock acquire(Path storeFolder, String serverUrl, Duration timeout, Runnable blocked)
+      throws IOException, InterruptedException {
     String key = ServerKey.of(serverUrl);
     Path folder = storeFolder.resolve("locks");
     Files.createDirectories(folder, OwnerOnly.folder());
@@ -69,6 +75,7 @@ public final class LoginLock implements AutoCloseable {
     try {
       channel = FileChannel.open(file, Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS),
           OwnerOnly.file());
+      boolean toldBlocked = false;
       while (true) {
         FileLock lock;
         try {
@@ -78,6 +85,10 @@ public final class LoginLock implements AutoCloseable {
         }
         if (lock != null) {
           return new LoginLock(local, channel, lock);
+        }
+        if (!toldBlocked) {
+          toldBlocked = true;
+          blocked.run();
         }
         long left = deadline - System.nanoTime();
         if (left <= 0) {

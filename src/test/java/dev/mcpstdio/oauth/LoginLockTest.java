@@ -38,7 +38,7 @@ class LoginLockTest {
     Path marker = store.resolve("logging-in");
     List<Process> relays = new ArrayList<>();
     for (int i = 0; i < 4; i++) {
-      relays.add(probe("exclusive", store.toString(), "https://MCP.example/mcp/", marker.toString()));
+      relays.add(probe("exclusive", store.toString(), "https://MCP.example/mcp/", marker.toString(), "4"));
     }
     for (Process p : relays) {
       assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
