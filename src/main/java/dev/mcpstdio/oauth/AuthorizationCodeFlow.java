@@ -2,12 +2,9 @@ package dev.mcpstdio.oauth;
 
 import java.io.IOException;
 import java.net.URI;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.StringJoiner;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 
@@ -129,13 +126,6 @@ public final class AuthorizationCodeFlow {
   }
 
   static String withQuery(URI endpoint, Map<String, String> params) {
-    StringJoiner query = new StringJoiner("&");
-    params.forEach((k, v) -> {
-      if (v != null) {
-        query.add(k + "=" + URLEncoder.encode(v, StandardCharsets.UTF_8));
-      }
-    });
-    String base = endpoint.toString();
-    return base + (endpoint.getRawQuery() == null ? "?" : "&") + query;
+    return endpoint + (endpoint.getRawQuery() == null ? "?" : "&") + FormEncoding.encode(params);
   }
 }

@@ -6,10 +6,8 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -79,7 +77,7 @@ public final class LoopbackCallback implements AutoCloseable {
         reply(exchange, 404, "Not found.");
         return;
       }
-      Map<String, String> params = query(exchange.getRequestURI().getRawQuery());
+      Map<String, String> params = FormEncoding.decode(exchange.getRequestURI().getRawQuery());
       if (!params.containsKey("code") && !params.containsKey("error")) {
         reply(exchange, 200, "Waiting for the sign-in to finish.");
         return;
@@ -113,24 +111,6 @@ public final class LoopbackCallback implements AutoCloseable {
       out.write(page);
     }
   }
-
-  static Map<String, String> query(String raw) {
-    Map<String, String> out = new LinkedHashMap<>();
-    if (raw == null) {
-      return out;
-    }
-    for (String pair : raw.split("&")) {
-      int eq = pair.indexOf('=');
-      try {
-        String key = URLDecoder.decode(eq < 0 ? pair : pair.substring(0, eq), StandardCharsets.UTF_8);
-        out.putIfAbsent(key, eq < 0 ? "" : URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8));
-      } catch (IllegalArgumentException e) {
-        // a broken escape: that pair is skipped
-      }
-    }
-    return out;
-  }
-
   @Override
   public void close() {
     server.stop(0);

@@ -4,15 +4,12 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
-import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.StringJoiner;
 
 /**
  * The OAuth client's HTTP: discovery, registration and token requests. The client it is given
@@ -55,7 +52,7 @@ public final class OAuthHttp {
       throws IOException, InterruptedException {
     HttpRequest.Builder b = HttpRequest.newBuilder(uri).timeout(timeout)
         .header("Content-Type", "application/x-www-form-urlencoded").header("Accept", "application/json")
-        .POST(HttpRequest.BodyPublishers.ofString(form(form)));
+        .POST(HttpRequest.BodyPublishers.ofString(FormEncoding.encode(form)));
     headers.forEach(b::setHeader); // the caller's value replaces a default, never joins it
     return send(b.build());
   }
@@ -83,17 +80,6 @@ public final class OAuthHttp {
       return r.statusCode() == 401 ? r.headers().allValues("WWW-Authenticate") : List.of();
     }
   }
-
-  static String form(Map<String, String> fields) {
-    StringJoiner out = new StringJoiner("&");
-    fields.forEach((k, v) -> {
-      if (v != null) {
-        out.add(URLEncoder.encode(k, StandardCharsets.UTF_8) + "=" + URLEncoder.encode(v, StandardCharsets.UTF_8));
-      }
-    });
-    return out.toString();
-  }
-
   private Answer send(HttpRequest request) throws IOException, InterruptedException {
     HttpResponse<InputStream> r = client.send(request, HttpResponse.BodyHandlers.ofInputStream());
     byte[] body;

@@ -1,6 +1,5 @@
 package dev.mcpstdio.oauth;
 
-import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -116,23 +115,9 @@ public sealed interface TokenResponse {
       return OAuthJson.object(body);
     }
 
-    /** {@code a=1&b=2}; the first of repeated keys wins. */
+    /** A form-encoded answer's fields (the first of repeated keys wins). */
     static Map<String, Object> form(byte[] body) {
-      Map<String, Object> out = new LinkedHashMap<>();
-      for (String pair : new String(body, StandardCharsets.UTF_8).split("&")) {
-        if (pair.isEmpty()) {
-          continue;
-        }
-        int eq = pair.indexOf('=');
-        try {
-          String key = URLDecoder.decode(eq < 0 ? pair : pair.substring(0, eq), StandardCharsets.UTF_8);
-          String value = eq < 0 ? "" : URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
-          out.putIfAbsent(key, value);
-        } catch (IllegalArgumentException e) {
-          // a broken escape: that pair is skipped
-        }
-      }
-      return out;
+      return new LinkedHashMap<>(FormEncoding.decode(new String(body, StandardCharsets.UTF_8)));
     }
 
     /** A positive whole number of seconds from a number or a numeric string; null otherwise. */

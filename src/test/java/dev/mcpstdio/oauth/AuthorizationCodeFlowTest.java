@@ -66,7 +66,7 @@ class AuthorizationCodeFlowTest {
   private void approve(Function<Map<String, String>, String> extra) {
     as.script(e -> {
       if (e.path().equals("/authorize")) {
-        Map<String, String> q = LoopbackCallback.query(e.query());
+        Map<String, String> q = FormEncoding.decode(e.query());
         return Reply.status(302, "Location", q.get("redirect_uri") + "?code=the-code&state="
             + URLEncoder.encode(q.get("state"), StandardCharsets.UTF_8) + extra.apply(q));
       }
@@ -87,12 +87,12 @@ class AuthorizationCodeFlowTest {
 
     assertThat(grant.tokens().accessToken()).isEqualTo("at");
     URI authorize = URI.create(visited.getFirst());
-    Map<String, String> q = LoopbackCallback.query(authorize.getRawQuery());
+    Map<String, String> q = FormEncoding.decode(authorize.getRawQuery());
     assertThat(q).containsOnlyKeys("response_type", "client_id", "redirect_uri", "state", "code_challenge",
         "code_challenge_method", "resource", "scope"); // and no prompt
     assertThat(q.get("redirect_uri")).matches("http://127\\.0\\.0\\.1:\\d+/callback");
     assertThat(q.get("scope")).isEqualTo("mcp read");
-    Map<String, String> exchange = LoopbackCallback.query(as.exchanges().getLast().text());
+    Map<String, String> exchange = FormEncoding.decode(as.exchanges().getLast().text());
     assertThat(exchange.get("code")).isEqualTo("the-code");
     assertThat(Pkce.challengeOf(exchange.get("code_verifier"))).isEqualTo(q.get("code_challenge"));
     assertThat(exchange.get("resource")).isEqualTo("https://mcp.example/mcp");
@@ -103,7 +103,7 @@ class AuthorizationCodeFlowTest {
   @Test
   void aWrongStateOrIssuerIsRefusedBeforeAnyCodeIsRedeemed() throws Exception {
     as.script(e -> e.path().equals("/authorize")
-        ? Reply.status(302, "Location", LoopbackCallback.query(e.query()).get("redirect_uri") + "?code=c&state=forged")
+        ? Reply.status(302, "Location", FormEncoding.decode(e.query()).get("redirect_uri") + "?code=c&state=forged")
         : Reply.json("{\"access_token\":\"at\"}"));
     assertThatThrownBy(() -> flow(Duration.ofMillis(1500)).run(metadata(false), r -> client, null, null))
         .hasMessageContaining("did not come back"); // the listener turned the forged answer away
@@ -122,9 +122,9 @@ class AuthorizationCodeFlowTest {
 
   @Test
   void aRefusalIsReportedSanitisedAndNothingComingBackTimesOut() throws Exception {
-    as.script(e -> Reply.status(302, "Location", LoopbackCallback.query(e.query()).get("redirect_uri")
+    as.script(e -> Reply.status(302, "Location", FormEncoding.decode(e.query()).get("redirect_uri")
         + "?error=access_denied&error_description=%22no%22%0A&state="
-        + URLEncoder.encode(LoopbackCallback.query(e.query()).get("state"), StandardCharsets.UTF_8)));
+        + URLEncoder.encode(FormEncoding.decode(e.query()).get("state"), StandardCharsets.UTF_8)));
     assertThatThrownBy(() -> flow(Duration.ofSeconds(20)).run(metadata(false), r -> client, null, null))
         .hasMessage("the sign-in was refused: access_denied: ?no??");
 

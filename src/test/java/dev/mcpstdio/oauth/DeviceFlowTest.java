@@ -62,10 +62,10 @@ class DeviceFlowTest {
     assertThat(prompts).containsExactly("Device authorization required:", "  Open: " + base() + "/activate",
         "  Code (verify it matches): WDJB-MJHT", "  Waiting for authorization...");
     assertThat(slept).containsExactly(Duration.ofSeconds(2), Duration.ofSeconds(7), Duration.ofSeconds(7));
-    Map<String, String> poll = LoopbackCallback.query(as.exchanges().getLast().text());
+    Map<String, String> poll = FormEncoding.decode(as.exchanges().getLast().text());
     assertThat(poll).containsEntry("grant_type", "urn:ietf:params:oauth:grant-type:device_code")
         .containsEntry("device_code", "dc").containsEntry("client_id", "dev-client").containsEntry("resource", "https://mcp.example/mcp");
-    Map<String, String> request = LoopbackCallback.query(as.exchanges().getFirst().text());
+    Map<String, String> request = FormEncoding.decode(as.exchanges().getFirst().text());
     assertThat(request).containsEntry("scope", "mcp").containsEntry("client_id", "dev-client");
   }
 

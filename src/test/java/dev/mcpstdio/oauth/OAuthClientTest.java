@@ -58,12 +58,12 @@ class OAuthClientTest {
           + "/register\",\"code_challenge_methods_supported\":[\"S256\"]}");
       case "/register" -> Reply.body(201, "application/json", "{\"client_id\":\"dyn-" + issued.get() + "\"}");
       case "/authorize" -> {
-        Map<String, String> q = LoopbackCallback.query(e.query());
+        Map<String, String> q = FormEncoding.decode(e.query());
         yield Reply.status(302, "Location", q.get("redirect_uri") + "?code=c&state="
             + URLEncoder.encode(q.get("state"), StandardCharsets.UTF_8) + "&scope_asked=" + URLEncoder.encode(
                 q.getOrDefault("scope", ""), StandardCharsets.UTF_8));
       }
-      case "/token" -> tokenScript.apply(LoopbackCallback.query(e.text()));
+      case "/token" -> tokenScript.apply(FormEncoding.decode(e.text()));
       default -> Reply.status(404);
     });
   }
@@ -115,7 +115,7 @@ class OAuthClientTest {
     client().token();
     now = now.plusSeconds(3600 - 30); // inside the 60 s leeway
     assertThat(client().token()).isEqualTo("at-2");
-    Map<String, String> refresh = LoopbackCallback.query(server.exchanges().getLast().text());
+    Map<String, String> refresh = FormEncoding.decode(server.exchanges().getLast().text());
     assertThat(refresh).containsEntry("grant_type", "refresh_token").containsEntry("refresh_token", "rt-1")
         .containsEntry("client_id", "dyn-0").containsEntry("resource", mcp());
     assertThat(store().load(mcp()).orElseThrow().refreshToken()).isEqualTo("rt-2");
@@ -168,7 +168,7 @@ class OAuthClientTest {
     client().token();
     assertThat(client().insufficientScope("at-1", "admin write", null)).isEqualTo("at-2");
     FakeMcpServer.Exchange authorize = server.exchanges().stream().filter(e -> e.path().equals("/authorize")).toList().getLast();
-    assertThat(LoopbackCallback.query(authorize.query())).containsEntry("scope", "admin mcp write");
+    assertThat(FormEncoding.decode(authorize.query())).containsEntry("scope", "admin mcp write");
     assertThat(requests("/register")).isOne();
     assertThat(OAuthClient.union(null, null)).isNull();
     assertThat(OAuthClient.union("b a", " a c ")).isEqualTo("a b c");
@@ -187,7 +187,7 @@ class OAuthClientTest {
             + "/register\",\"code_challenge_methods_supported\":[\"S256\"]}");
         case "/register" -> Reply.json("{\"client_id\":\"other-client\"}");
         case "/authorize" -> {
-          Map<String, String> q = LoopbackCallback.query(e.query());
+          Map<String, String> q = FormEncoding.decode(e.query());
           yield Reply.status(302, "Location", q.get("redirect_uri") + "?code=c&state=" + URLEncoder.encode(q.get("state"),
               StandardCharsets.UTF_8));
         }
@@ -197,7 +197,7 @@ class OAuthClientTest {
       tokenScript = form -> Reply.body(400, "application/json", "{\"error\":\"invalid_grant\"}");
       server.script(e -> switch (e.path()) { // the resource moved to the other authorization server
         case "/.well-known/oauth-protected-resource/mcp" -> Reply.json("{\"authorization_servers\":[\"" + otherBase + "\"]}");
-        case "/token" -> tokenScript.apply(LoopbackCallback.query(e.text()));
+        case "/token" -> tokenScript.apply(FormEncoding.decode(e.text()));
         default -> Reply.status(404);
       });
       assertThat(client("mcp").unauthorized("at-1", null, null)).isEqualTo("from-other");

@@ -7,13 +7,11 @@ import dev.mcpstdio.testing.FakeMcpServer;
 import dev.mcpstdio.testing.FakeMcpServer.Reply;
 import dev.mcpstdio.testing.Jsons;
 import java.net.URI;
-import java.net.URLDecoder;
 import java.net.http.HttpClient;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Base64;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -42,12 +40,7 @@ class TokenEndpointTest {
   }
 
   private static Map<String, String> form(FakeMcpServer.Exchange e) {
-    Map<String, String> out = new LinkedHashMap<>();
-    for (String pair : e.text().split("&")) {
-      String[] kv = pair.split("=", 2);
-      out.put(URLDecoder.decode(kv[0], StandardCharsets.UTF_8), URLDecoder.decode(kv[1], StandardCharsets.UTF_8));
-    }
-    return out;
+    return FormEncoding.decode(e.text());
   }
 
   private Discovery.ServerMetadata metadata(List<String> authMethods, boolean registration) {

@@ -2,12 +2,9 @@ package dev.mcpstdio.testing;
 
 import dev.mcpstdio.oauth.Browser;
 import java.net.URI;
-import java.net.URLDecoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
-import java.util.LinkedHashMap;
 import java.util.Map;
 
 /** What OAuth tests play: the user who approves in the browser, and the reading of form bodies. */
@@ -35,15 +32,6 @@ public final class OAuthPeers {
 
   /** {@code a=1&b=2} (a form body or a query), decoded; the first of repeated keys wins. */
   public static Map<String, String> form(String raw) {
-    Map<String, String> out = new LinkedHashMap<>();
-    if (raw == null || raw.isEmpty()) {
-      return out;
-    }
-    for (String pair : raw.split("&")) {
-      String[] kv = pair.split("=", 2);
-      out.putIfAbsent(URLDecoder.decode(kv[0], StandardCharsets.UTF_8),
-          kv.length < 2 ? "" : URLDecoder.decode(kv[1], StandardCharsets.UTF_8));
-    }
-    return out;
+    return dev.mcpstdio.oauth.FormEncoding.decode(raw);
   }
 }
