@@ -6,7 +6,6 @@ import java.net.URISyntaxException;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
@@ -95,7 +94,7 @@ public final class Discovery {
     if (prm != null) {
       issuers.add(prm.authorizationServer());
     }
-    issuers.add(origin(server));
+    issuers.add(ServerKey.origin(server));
     issuers.add(withoutQuery(server));
     for (String issuer : issuers) {
       ServerMetadata found = serverMetadata(issuer, warnings);
@@ -103,7 +102,7 @@ public final class Discovery {
         return new Result(prm, found, challengeScope, List.copyOf(warnings));
       }
     }
-    String base = prm != null ? prm.authorizationServer() : origin(server);
+    String base = prm != null ? prm.authorizationServer() : ServerKey.origin(server);
     warnings.add("no authorization server metadata found; using the default endpoints of " + base);
     return new Result(prm, defaults(base), challengeScope, List.copyOf(warnings));
   }
@@ -142,9 +141,9 @@ public final class Discovery {
     String path = trimSlashes(server.getRawPath());
     String query = server.getRawQuery() == null ? "" : "?" + server.getRawQuery();
     if (!path.isEmpty()) {
-      candidates.add(origin(server) + "/.well-known/oauth-protected-resource" + path + query);
+      candidates.add(ServerKey.origin(server) + "/.well-known/oauth-protected-resource" + path + query);
     }
-    candidates.add(origin(server) + "/.well-known/oauth-protected-resource");
+    candidates.add(ServerKey.origin(server) + "/.well-known/oauth-protected-resource");
     for (String candidate : new LinkedHashSet<>(candidates)) {
       Map<String, Object> doc = fetch(candidate);
       if (doc == null) {
@@ -165,7 +164,7 @@ public final class Discovery {
           warnings.add("skipping authorization server " + as + ": " + refusal);
           continue;
         }
-        if (!origin(URI.create(as)).equals(origin(server))) {
+        if (!ServerKey.origin(URI.create(as)).equals(ServerKey.origin(server))) {
           warnings.add("the authorization server " + as + " is on another origin than the MCP server; "
               + "abort if you did not expect federation");
         }
@@ -200,7 +199,7 @@ public final class Discovery {
   private ServerMetadata serverMetadata(String issuer, List<String> warnings) throws InterruptedException {
     URI base = URI.create(issuer);
     String path = trimSlashes(base.getRawPath());
-    String origin = origin(base);
+    String origin = ServerKey.origin(base);
     List<String> candidates = path.isEmpty()
         ? List.of(origin + "/.well-known/oauth-authorization-server", origin + "/.well-known/openid-configuration")
         : List.of(origin + "/.well-known/oauth-authorization-server" + path, origin + "/.well-known/openid-configuration" + path,
@@ -215,7 +214,7 @@ public final class Discovery {
         warnings.add("discarding the metadata at " + candidate + ": its issuer is unusable (" + EndpointGuard.refusal(declared) + ")");
         continue;
       }
-      if (declared != null && !origin(URI.create(declared)).equals(origin)) {
+      if (declared != null && !ServerKey.origin(URI.create(declared)).equals(origin)) {
         warnings.add("discarding the metadata at " + candidate + ": its issuer " + declared + " is on another origin");
         continue;
       }
@@ -284,19 +283,8 @@ public final class Discovery {
 
   // ------------------------------------------------------------------ URLs
 
-  static String origin(URI uri) {
-    String scheme = uri.getScheme().toLowerCase(Locale.ROOT);
-    String host = uri.getHost().toLowerCase(Locale.ROOT);
-    if (host.contains(":") && !host.startsWith("[")) {
-      host = "[" + host + "]";
-    }
-    int port = uri.getPort();
-    boolean defaultPort = port == -1 || (scheme.equals("https") && port == 443) || (scheme.equals("http") && port == 80);
-    return scheme + "://" + host + (defaultPort ? "" : ":" + port);
-  }
-
   private static String withoutQuery(URI uri) {
-    return origin(uri) + trimSlashes(uri.getRawPath());
+    return ServerKey.origin(uri) + trimSlashes(uri.getRawPath());
   }
 
   /**
@@ -307,7 +295,7 @@ public final class Discovery {
   private static boolean sameResource(String declared, URI server) {
     try {
       URI d = new URI(declared);
-      if (d.getHost() == null || d.getScheme() == null || !origin(d).equals(origin(server))) {
+      if (d.getHost() == null || d.getScheme() == null || !ServerKey.origin(d).equals(ServerKey.origin(server))) {
         return false;
       }
       String path = trimSlashes(d.getRawPath());
@@ -327,7 +315,7 @@ public final class Discovery {
     return p.isEmpty() || p.startsWith("/") ? p : "/" + p;
   }
 
-  private static String trimTrailingSlash(String url) {
+  static String trimTrailingSlash(String url) {
     String u = url;
     while (u.endsWith("/")) {
       u = u.substring(0, u.length() - 1);

@@ -185,11 +185,7 @@ public final class OAuthClient {
   /** Whether the resource's metadata now names another authorization server than the login's (SEP-2352). */
   private boolean moved(TokenRecord login, String hint) throws InterruptedException {
     String now = new Discovery(http).authorizationServerFor(serverUrl, hint);
-    return now != null && login.issuer() != null && !trimSlash(now).equals(trimSlash(login.issuer()));
-  }
-
-  private static String trimSlash(String url) {
-    return url.endsWith("/") ? url.substring(0, url.length() - 1) : url;
+    return now != null && login.issuer() != null && !Discovery.trimTrailingSlash(now).equals(Discovery.trimTrailingSlash(login.issuer()));
   }
 
   /**

@@ -23,23 +23,29 @@ public final class ServerKey {
     } catch (URISyntaxException e) {
       return url;
     }
-    String scheme = uri.getScheme();
-    String host = uri.getHost();
-    if (scheme == null || host == null) {
+    if (uri.getScheme() == null || uri.getHost() == null) {
       return url;
     }
-    scheme = scheme.toLowerCase(Locale.ROOT);
-    host = host.toLowerCase(Locale.ROOT);
-    if (host.contains(":") && !host.startsWith("[")) {
-      host = "[" + host + "]";
-    }
-    int port = uri.getPort();
-    boolean defaultPort = port == -1 || (scheme.equals("https") && port == 443) || (scheme.equals("http") && port == 80);
     String path = uri.getRawPath() == null ? "" : uri.getRawPath();
     while (path.endsWith("/")) {
       path = path.substring(0, path.length() - 1);
     }
     String query = uri.getRawQuery();
-    return scheme + "://" + host + (defaultPort ? "" : ":" + port) + path + (query == null ? "" : "?" + query);
+    return origin(uri) + path + (query == null ? "" : "?" + query);
+  }
+
+  /**
+   * {@code scheme://host[:port]} of a URL with a scheme and a host: lower case, userinfo dropped,
+   * a default port folded away, an IPv6 host in brackets.
+   */
+  static String origin(URI uri) {
+    String scheme = uri.getScheme().toLowerCase(Locale.ROOT);
+    String host = uri.getHost().toLowerCase(Locale.ROOT);
+    if (host.contains(":") && !host.startsWith("[")) {
+      host = "[" + host + "]";
+    }
+    int port = uri.getPort();
+    boolean defaultPort = port == -1 || (scheme.equals("https") && port == 443) || (scheme.equals("http") && port == 80);
+    return scheme + "://" + host + (defaultPort ? "" : ":" + port);
   }
 }
