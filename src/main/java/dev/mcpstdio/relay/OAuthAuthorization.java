@@ -12,8 +12,11 @@ public final class OAuthAuthorization implements Authorization {
   private final OAuthClient client;
   private final TokenStore store;
   private final String serverUrl;
-  private final java.util.function.Consumer<String> secrets;
-  private final java.util.Set<String> registered = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  /** Tokens kept out of the log at once, at most: the newest; older ones have expired by then. */
+  static final int REDACTED_TOKENS = 8;
+
+  private final dev.mcpstdio.stdio.Redactor redactor;
+  private final java.util.LinkedHashSet<String> registered = new java.util.LinkedHashSet<>(); // guarded by itself
 
   /** Background refreshes are at least this far apart. */
   static final java.time.Duration MIN_REFRESH_GAP = java.time.Duration.ofSeconds(1);
@@ -23,15 +26,16 @@ public final class OAuthAuthorization implements Authorization {
   private final java.util.concurrent.atomic.AtomicReference<Thread> refresher = new java.util.concurrent.atomic.AtomicReference<>();
 
   /**
-   * @param secrets told each access token once, so the log never shows it (the relay's redactor)
+   * @param redactor the relay log's: each token sent is registered with it, the newest
+   *     {@link #REDACTED_TOKENS} at a time
    * @param proactive refresh in the background before the token expires
    */
-  public OAuthAuthorization(OAuthClient client, TokenStore store, String serverUrl, java.util.function.Consumer<String> secrets,
+  public OAuthAuthorization(OAuthClient client, TokenStore store, String serverUrl, dev.mcpstdio.stdio.Redactor redactor,
       boolean proactive, java.time.Clock clock) {
     this.client = client;
     this.store = store;
     this.serverUrl = serverUrl;
-    this.secrets = secrets;
+    this.redactor = redactor;
     this.proactive = proactive;
     this.clock = clock;
   }
@@ -66,8 +70,15 @@ public final class OAuthAuthorization implements Authorization {
 
   /** The header for {@code token}, which the log is told to hide the first time it is seen. */
   private String bearer(String token) {
-    if (registered.add(token)) {
-      secrets.accept(token);
+    synchronized (registered) {
+      if (registered.add(token)) {
+        redactor.addSecret(token);
+        if (registered.size() > REDACTED_TOKENS) {
+          String oldest = registered.iterator().next();
+          registered.remove(oldest);
+          redactor.removeSecret(oldest);
+        }
+      }
     }
     return "Bearer " + token;
   }
