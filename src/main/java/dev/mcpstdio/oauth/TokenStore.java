@@ -211,7 +211,38 @@ public final class TokenStore {
   }
 
   /** The stored logins; empty when there is no store. */
+  /** The file's identity (inode), modification time and size when {@link #cached} was read. */
+  private record Version(Object key, java.nio.file.attribute.FileTime modified, long size) {}
+
+  /** The last read, with the version of the file it came from; replaced whole, never changed. */
+  private record Cached(Version version, Map<String, TokenRecord> logins) {}
+
+  private volatile Cached cached;
+
+  /**
+   * The stored logins, as a copy the caller may change; empty when there is no store. A request
+   * reads the store to find its token, so an unchanged file (the same inode, time and size: every
+   * write renames a new file into place) is answered from memory after one {@code stat}.
+   */
   private Map<String, TokenRecord> read() throws IOException, TokenStoreFormat.Corrupt {
+    Version now;
+    try {
+      java.nio.file.attribute.BasicFileAttributes a = Files.readAttributes(file,
+          java.nio.file.attribute.BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+      now = a.isRegularFile() ? new Version(a.fileKey(), a.lastModifiedTime(), a.size()) : null;
+    } catch (NoSuchFileException e) {
+      return new LinkedHashMap<>();
+    }
+    Cached known = cached;
+    if (now != null && now.key() != null && known != null && now.equals(known.version())) {
+      return new LinkedHashMap<>(known.logins());
+    }
+    Map<String, TokenRecord> fresh = readFile();
+    cached = new Cached(now, java.util.Collections.unmodifiableMap(new LinkedHashMap<>(fresh)));
+    return fresh;
+  }
+
+  private Map<String, TokenRecord> readFile() throws IOException, TokenStoreFormat.Corrupt {
     byte[] bytes;
     try (FileChannel in = FileChannel.open(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
       if (in.size() > MAX_BYTES) {

@@ -201,4 +201,16 @@ class TokenStoreTest {
       assertThat(entries.map(p -> p.getFileName().toString())).noneMatch(n -> n.endsWith(".tmp"));
     }
   }
+
+  @Test
+  void aStoreKeptInMemorySeesWhatAnotherProcessWrote() throws IOException {
+    TokenStore mine = store();
+    TokenStore theirs = store(); // another relay's view of the same file
+    mine.save("https://a.example/mcp", login("first"));
+    assertThat(mine.load("https://a.example/mcp")).map(TokenRecord::accessToken).hasValue("first");
+    theirs.save("https://a.example/mcp", login("rotated"));
+    assertThat(mine.load("https://a.example/mcp")).map(TokenRecord::accessToken).hasValue("rotated");
+    mine.all().clear(); // a copy: the store's memory is not the caller's to change
+    assertThat(mine.all()).containsOnlyKeys("https://a.example/mcp");
+  }
 }
