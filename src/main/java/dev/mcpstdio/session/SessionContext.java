@@ -104,7 +104,7 @@ public final class SessionContext {
    */
   public Optional<String> credentials(String slug) throws IOException {
     Path file = workspaceRoot.resolve("sources").resolve(slug).resolve(".credential-cache.json");
-    if (!slug.matches("[A-Za-z0-9][A-Za-z0-9._-]{0,127}") || slug.contains("..")) {
+    if (!dev.mcpstdio.host.CredentialHandoff.isSlug(slug)) { // the host writes nothing else: nothing else is read
       return Optional.empty();
     }
     byte[] b;
