@@ -44,7 +44,8 @@ public final class CredentialHandoff {
 
   private static final SecureRandom RANDOM = new SecureRandom();
 
-  private static final String FILE = ".credential-cache.json";
+  /** The file a credential is handed off in, in its source's folder. */
+  public static final String FILE = ".credential-cache.json";
 
   private static final FileAttribute<Set<PosixFilePermission>> PRIVATE_FILE =
       PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"));

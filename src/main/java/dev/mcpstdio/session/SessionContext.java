@@ -103,7 +103,7 @@ public final class SessionContext {
    * refresh one: it asks for authentication again). Never follows a link.
    */
   public Optional<String> credentials(String slug) throws IOException {
-    Path file = workspaceRoot.resolve("sources").resolve(slug).resolve(".credential-cache.json");
+    Path file = workspaceRoot.resolve("sources").resolve(slug).resolve(dev.mcpstdio.host.CredentialHandoff.FILE);
     if (!dev.mcpstdio.host.CredentialHandoff.isSlug(slug)) { // the host writes nothing else: nothing else is read
       return Optional.empty();
     }
