@@ -210,21 +210,32 @@ public final class TokenStore {
     }
   }
 
-  /** The stored logins; empty when there is no store. */
   /** The file's identity (inode), modification time and size when {@link #cached} was read. */
   private record Version(Object key, java.nio.file.attribute.FileTime modified, long size) {}
 
-  /** The last read, with the version of the file it came from; replaced whole, never changed. */
-  private record Cached(Version version, Map<String, TokenRecord> logins) {}
+  /**
+   * The last read, with the version of the file it came from; replaced whole, never changed.
+   * {@code settled}: the file was already older than {@link #SETTLED} when it was read.
+   */
+  private record Cached(Version version, Map<String, TokenRecord> logins, boolean settled) {}
+
+  /**
+   * How old a file must be before its version can stand for its content. A file system's clock
+   * is coarse (a scheduler tick; two seconds on FAT), and a freed inode is soon given to the next
+   * new file, so two writes close together can leave the same inode, time and size with different
+   * tokens inside. Once a file is older than any such tick, a later write has a later time.
+   */
+  static final Duration SETTLED = Duration.ofSeconds(3);
 
   private volatile Cached cached;
 
   /**
    * The stored logins, as a copy the caller may change; empty when there is no store. A request
-   * reads the store to find its token, so an unchanged file (the same inode, time and size: every
-   * write renames a new file into place) is answered from memory after one {@code stat}.
+   * reads the store to find its token, so a settled, unchanged file (the same inode, time and
+   * size: every write renames a new file into place) is answered from memory after one {@code stat}.
    */
   private Map<String, TokenRecord> read() throws IOException, TokenStoreFormat.Corrupt {
+    java.time.Instant readAt = java.time.Instant.now();
     Version now;
     try {
       java.nio.file.attribute.BasicFileAttributes a = Files.readAttributes(file,
@@ -234,11 +245,12 @@ public final class TokenStore {
       return new LinkedHashMap<>();
     }
     Cached known = cached;
-    if (now != null && now.key() != null && known != null && now.equals(known.version())) {
+    if (now != null && now.key() != null && known != null && known.settled() && now.equals(known.version())) {
       return new LinkedHashMap<>(known.logins());
     }
     Map<String, TokenRecord> fresh = readFile();
-    cached = new Cached(now, java.util.Collections.unmodifiableMap(new LinkedHashMap<>(fresh)));
+    boolean settled = now != null && now.modified().toInstant().isBefore(readAt.minus(SETTLED));
+    cached = new Cached(now, java.util.Collections.unmodifiableMap(new LinkedHashMap<>(fresh)), settled);
     return fresh;
   }
 

@@ -73,6 +73,32 @@ class TokenStoreTest {
   }
 
   @Test
+  void aFreshFileIsReadAgainEvenWhenItsInodeTimeAndSizeLookUnchanged() throws IOException {
+    // Two writes within one tick of the file system's clock, the second given the inode the
+    // first freed, look alike to a stat. Simulated: the same file rewritten in place, same size,
+    // its time put back.
+    TokenStore store = store();
+    store.save("https://mcp.example/mcp", login("access-1"));
+    assertThat(store.load("https://mcp.example/mcp")).hasValue(login("access-1"));
+    Path file = home.resolve(".config/mcp-stdio/tokens.json");
+    java.nio.file.attribute.FileTime time = Files.getLastModifiedTime(file);
+    Files.writeString(file, Files.readString(file).replace("access-1", "access-2"));
+    Files.setLastModifiedTime(file, time);
+    assertThat(store.load("https://mcp.example/mcp")).hasValue(login("access-2"));
+  }
+
+  @Test
+  void aSettledFileIsStillReadAgainOnceItChanges() throws IOException {
+    TokenStore store = store();
+    store.save("https://mcp.example/mcp", login("access-1"));
+    Path file = home.resolve(".config/mcp-stdio/tokens.json");
+    Files.setLastModifiedTime(file, java.nio.file.attribute.FileTime.from(Instant.now().minusSeconds(60)));
+    assertThat(store.load("https://mcp.example/mcp")).hasValue(login("access-1")); // now remembered
+    store.save("https://mcp.example/mcp", login("access-2")); // a new file renamed into place
+    assertThat(store.load("https://mcp.example/mcp")).hasValue(login("access-2"));
+  }
+
+  @Test
   void loginsOfSeveralServersAreKeptAndDroppedOneByOne() throws IOException {
     TokenStore store = store();
     store.save("https://a.example/mcp", login("a"));
