@@ -130,7 +130,14 @@ final class ServerStream {
       lastEventId = null; // event ids belong to the old session's stream
       generation = s.generation();
     }
-    Map<String, String> headers = SessionLink.sessionHeaders(s);
+    Map<String, String> headers = new java.util.LinkedHashMap<>(SessionLink.sessionHeaders(s));
+    Authorization a = auth;
+    // The login this stream is opened with, fixed now: a 401 must renew this one, not whichever
+    // the relay holds by the time the refusal arrives (that may be a newer, good one).
+    String sent = a == null ? null : a.current();
+    if (sent != null) {
+      headers.put("authorization", sent);
+    }
     Upstream.StreamResult result =
         upstream.openStream(headers, lastEventId, idleTimeout, null, status -> established.complete(null));
     established.complete(null);
@@ -147,10 +154,8 @@ final class ServerStream {
       log.debug("server answered GET without an event stream; continuing without it");
       return null;
     }
-    Authorization a = auth;
-    if (status == 401 && a != null && a.current() != null) {
+    if (status == 401 && sent != null) {
       try {
-        String sent = a.current();
         String renewed = a.renew(sent, 401, List.of());
         // at once only with a different login; the same one refused again waits like any failure
         return renewed != null && !renewed.equals(sent) ? Duration.ZERO : nextBackoff();

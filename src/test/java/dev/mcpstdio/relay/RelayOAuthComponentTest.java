@@ -45,6 +45,8 @@ class RelayOAuthComponentTest {
   private volatile boolean proactive; // background refresh, for the test that wants it
   private volatile int lifetime = 3600; // expires_in of the tokens the server issues
   private volatile Duration leeway = Duration.ofSeconds(60);
+  private volatile java.util.concurrent.CountDownLatch holdStreams; // GETs wait for it, then are judged
+  private final java.util.concurrent.CountDownLatch streamHeld = new java.util.concurrent.CountDownLatch(1);
 
   @AfterEach
   void stop() {
@@ -59,6 +61,15 @@ class RelayOAuthComponentTest {
     server.script(e -> switch (e.path()) {
       case "/mcp" -> {
         String auth = e.header("authorization");
+        java.util.concurrent.CountDownLatch hold = holdStreams;
+        if (hold != null && e.method().equals("GET")) {
+          streamHeld.countDown();
+          try {
+            hold.await(RelayHarness.TIMEOUT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+          } catch (InterruptedException interrupted) {
+            Thread.currentThread().interrupt();
+          }
+        }
         if (auth == null || !auth.equals("Bearer " + valid)) {
           yield Reply.status(401, "WWW-Authenticate", "Bearer resource_metadata=\"" + base()
               + "/.well-known/oauth-protected-resource/mcp\"");
@@ -188,6 +199,29 @@ class RelayOAuthComponentTest {
       valid = "revoked";
       dev.mcpstdio.testing.Await.until("the stream to come back with a renewed token", RelayHarness.TIMEOUT,
           () -> server.exchanges().stream().anyMatch(e -> e.method().equals("GET") && "Bearer at-2".equals(e.header("authorization"))));
+      assertThat(server.exchanges().stream().filter(e -> e.path().equals("/token")).map(e -> OAuthPeers.form(e.text()).get("grant_type")))
+          .containsExactly("authorization_code", "refresh_token");
+    }
+  }
+
+  @Test
+  void aStreamRefusedForAnOlderLoginLeavesTheNewerOneAlone() throws Exception {
+    behave();
+    try (RelayHarness relay = relay()) {
+      relay.initialize();
+      java.util.concurrent.CountDownLatch hold = new java.util.concurrent.CountDownLatch(1);
+      holdStreams = hold;
+      assertThat(streamHeld.await(RelayHarness.TIMEOUT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)).isTrue();
+      // While the stream's request (with at-1) is held, a request renews the login to at-2.
+      valid = "revoked";
+      relay.send("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/list\"}");
+      assertThat(Jsons.parse(relay.answerTo("3")).has("result")).isTrue();
+      holdStreams = null;
+      hold.countDown(); // the held stream is refused for at-1: at-2 is good and must stay so
+      dev.mcpstdio.testing.Await.until("the stream to come back with the newer login", RelayHarness.TIMEOUT,
+          () -> server.exchanges().stream().anyMatch(e -> e.method().equals("GET") && "Bearer at-2".equals(e.header("authorization"))));
+      relay.send("{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/list\"}");
+      assertThat(Jsons.parse(relay.answerTo("4")).has("result")).isTrue();
       assertThat(server.exchanges().stream().filter(e -> e.path().equals("/token")).map(e -> OAuthPeers.form(e.text()).get("grant_type")))
           .containsExactly("authorization_code", "refresh_token");
     }
