@@ -65,6 +65,36 @@ public final class JsonRpcCodec {
   }
 
   private static JsonRpcMessage object(JsonScanner s, byte[] bytes) throws MalformedMessageException {
+    MessageLayout layout = new MessageLayout(8);
+    boolean more = !s.enterEmpty('}');
+    while (more) {
+      int nameStart = s.position();
+      int nameEnd = s.skipString();
+      boolean escaped = s.lastStringEscaped();
+      s.skipWhitespace();
+      s.expect(':', "':'");
+      s.skipWhitespace();
+      int start = s.position();
+      s.skipValue();
+      layout.add(nameStart, nameEnd, escaped, start, s.position());
+      more = s.nextMember('}');
+    }
+    return classify(bytes, layout);
+  }
+
+  /**
+   * Classifies a message that is one JSON object, from where its members are: {@code bytes} must
+   * be exactly that object (trimmed), and {@code layout} must come from a {@link StreamingScanner}
+   * that read those bytes and found them well-formed JSON in valid UTF-8. Nothing is scanned again.
+   */
+  public static JsonRpcMessage parse(byte[] bytes, MessageLayout layout) {
+    if (layout == null || layout.length() != bytes.length || bytes.length < 2 || bytes[0] != '{' || bytes[bytes.length - 1] != '}') {
+      throw new IllegalArgumentException("the layout does not describe these bytes");
+    }
+    return classify(bytes, layout);
+  }
+
+  private static JsonRpcMessage classify(byte[] bytes, MessageLayout layout) {
     String method = null;
     boolean methodPresent = false;
     JsonRpcId id = null;
@@ -73,18 +103,12 @@ public final class JsonRpcCodec {
     JsonSpan params = null;
     JsonSpan result = null;
     JsonSpan error = null;
-    boolean more = !s.enterEmpty('}');
-    while (more) {
-      int nameStart = s.position();
-      int nameEnd = s.skipString();
-      String name = s.lastStringEscaped() ? JsonScanner.decode(bytes, nameStart, nameEnd, true) : null;
-      s.skipWhitespace();
-      s.expect(':', "':'");
-      s.skipWhitespace();
-      int start = s.position();
-      byte first = s.atEnd() ? 0 : s.peek();
-      s.skipValue();
-      JsonSpan value = new JsonSpan(start, s.position());
+    for (int m = 0; m < layout.members(); m++) {
+      int nameStart = layout.nameStart(m);
+      int nameEnd = layout.nameEnd(m);
+      String name = layout.nameEscaped(m) ? JsonScanner.decode(bytes, nameStart, nameEnd, true) : null;
+      JsonSpan value = new JsonSpan(layout.valueStart(m), layout.valueEnd(m));
+      byte first = bytes[value.start()];
       if (is(bytes, nameStart, nameEnd, name, "id")) {
         idPresent = true;
         idSpan = value;
@@ -99,7 +123,6 @@ public final class JsonRpcCodec {
       } else if (is(bytes, nameStart, nameEnd, name, "error")) {
         error = value;
       }
-      more = s.nextMember('}');
     }
     boolean idIsNull = idPresent && idSpan.is(bytes, "null");
     // Some peers write the unused member as null ("error": null beside a result); read that as

@@ -12,7 +12,9 @@ import dev.mcpstdio.jsonrpc.JsonRpcMessage.Request;
 import dev.mcpstdio.jsonrpc.JsonRpcMessage.Response;
 import dev.mcpstdio.jsonrpc.JsonRpcMessage;
 import dev.mcpstdio.jsonrpc.MalformedMessageException;
+import dev.mcpstdio.jsonrpc.MessageLayout;
 import dev.mcpstdio.jsonrpc.PartialMessage;
+import dev.mcpstdio.jsonrpc.StreamingScanner;
 import dev.mcpstdio.stdio.EmitGate;
 import dev.mcpstdio.stdio.Log;
 import dev.mcpstdio.stdio.StdoutWire;
@@ -163,7 +165,8 @@ public final class Relay {
   }
 
   private void readLoop() {
-    LineReader lines = new LineReader(stdin, config.maxMessageSize());
+    StreamingScanner scanner = new StreamingScanner();
+    LineReader lines = new LineReader(stdin, config.maxMessageSize(), scanner);
     try {
       while (!stopping.get()) {
         try {
@@ -171,7 +174,7 @@ public final class Relay {
           if (line == null) {
             break;
           }
-          handle(line, lines.memoryExhausted());
+          handle(line, lines.memoryExhausted(), scanner.layout());
         } catch (OutOfMemoryError e) {
           // A line too large for the heap: answer it and keep reading the ones after it.
           log.error("out of memory reading a message; raise the heap with MCP_STDIO_JAVA_OPTS=-Xmx...");
@@ -188,7 +191,11 @@ public final class Relay {
     shutdown("stdin closed");
   }
 
-  private void handle(LineReader.Line line, boolean memoryExhausted) throws InterruptedException {
+  /**
+   * @param layout what the scanner found while the line arrived (null when it has nothing to say:
+   *     the line is then checked and classified here, which also explains what is wrong with it)
+   */
+  private void handle(LineReader.Line line, boolean memoryExhausted, MessageLayout layout) throws InterruptedException {
     switch (line) {
       case LineReader.Line.Oversized big when memoryExhausted -> {
         JsonRpcId id = PartialMessage.requestId(big.head());
@@ -204,6 +211,10 @@ public final class Relay {
       case LineReader.Line.Text text -> {
         byte[] bytes = Bytes.trim(text.bytes());
         if (bytes.length == 0) {
+          return;
+        }
+        if (layout != null && layout.length() == bytes.length) {
+          dispatch(JsonRpcCodec.parse(bytes, layout)); // checked while it arrived
           return;
         }
         if (!Utf8.isValid(bytes)) {

@@ -1,5 +1,7 @@
 package dev.mcpstdio.relay;
 
+import dev.mcpstdio.jsonrpc.MessageLayout;
+import dev.mcpstdio.jsonrpc.StreamingScanner;
 import dev.mcpstdio.wire.Bytes;
 import dev.mcpstdio.wire.SseDecoder;
 import dev.mcpstdio.wire.SseEvent;
@@ -13,13 +15,13 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Flow;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Predicate;
 
 /**
  * Reads one response body as it arrives (push style, so a stalled or oversized body can be
  * abandoned at once by cancelling the subscription, which closes the connection).
  *
- * <p>Three shapes: a JSON body is collected up to the size bound and handed over whole; an event
+ * <p>Three shapes: a JSON body is collected up to the size bound, checked as it arrives (a
+ * {@link StreamingScanner}) and handed over whole; an event
  * stream is decoded incrementally and each {@code message} event's data is handed to the consumer
  * as it completes; any other body is drained up to a small bound and dropped (so the connection can
  * be reused) or abandoned past it.
@@ -31,6 +33,18 @@ final class ResponseReader implements HttpResponse.BodySubscriber<ResponseReader
     JSON,
     EVENT_STREAM,
     DRAIN
+  }
+
+  /** Receives the messages of a body. */
+  @FunctionalInterface
+  interface MessageSink {
+    /**
+     * @param data one message (trimmed, non-empty)
+     * @param layout what the scanner found while the body arrived, or null when it has nothing to
+     *     say (the sink then checks and classifies the bytes itself)
+     * @return whether the data was a usable JSON-RPC message
+     */
+    boolean accept(byte[] data, MessageLayout layout);
   }
 
   /** Bytes of an error body kept, for a JSON-RPC error inside it. */
@@ -54,7 +68,7 @@ final class ResponseReader implements HttpResponse.BodySubscriber<ResponseReader
   private final IdleWatchdog watchdog;
   private final ContentDecoder decoder;
   private final Body collected;
-  private final Predicate<byte[]> onMessage;
+  private final MessageSink onMessage;
   private volatile Boolean bodyUsable; // JSON format: null until the body was handed over
   private final SseDecoder events;
   private volatile Flow.Subscription subscription;
@@ -75,7 +89,7 @@ final class ResponseReader implements HttpResponse.BodySubscriber<ResponseReader
       Duration idleTimeout,
       String idleLabel,
       IdleWatchdog.Sweeper sweeper,
-      Predicate<byte[]> onMessage) {
+      MessageSink onMessage) {
     this(format, encoding, maxBytes, -1, idleTimeout, idleLabel, sweeper, onMessage);
   }
 
@@ -90,7 +104,7 @@ final class ResponseReader implements HttpResponse.BodySubscriber<ResponseReader
       Duration idleTimeout,
       String idleLabel,
       IdleWatchdog.Sweeper sweeper,
-      Predicate<byte[]> onMessage) {
+      MessageSink onMessage) {
     this.format = format;
     this.onMessage = onMessage;
     this.maxBytes = maxBytes <= 0 ? Long.MAX_VALUE : maxBytes;
@@ -105,14 +119,15 @@ final class ResponseReader implements HttpResponse.BodySubscriber<ResponseReader
               }
             });
     this.collected = format == Format.EVENT_STREAM ? null
-        : new Body(format == Format.JSON && encoding.isEmpty() && declaredLength <= this.maxBytes ? declaredLength : -1);
+        : new Body(format == Format.JSON && encoding.isEmpty() && declaredLength <= this.maxBytes ? declaredLength : -1,
+            format == Format.JSON ? new StreamingScanner() : null);
     this.events =
         format == Format.EVENT_STREAM
             ? new SseDecoder(
                 maxBytes,
                 (SseEvent e) -> {
                   if (e.isMessage()) {
-                    onMessage.test(e.data());
+                    onMessage.accept(e.data(), null);
                   }
                 })
             : null;
@@ -216,7 +231,7 @@ final class ResponseReader implements HttpResponse.BodySubscriber<ResponseReader
       // Hand the answer over here, on the client's thread, rather than after the waiting exchange
       // thread wakes up: one thread hop less between the server's reply and the host.
       byte[] json = Bytes.trim(body);
-      bodyUsable = json.length == 0 ? null : onMessage.test(json);
+      bodyUsable = json.length == 0 ? null : onMessage.accept(json, collected.layout());
     }
     finish(new Result(body, null, true, lastEventId(), retry()));
   }
@@ -271,18 +286,16 @@ final class ResponseReader implements HttpResponse.BodySubscriber<ResponseReader
   }
 
   /**
-   * A body kept as the chunks it arrived in and joined once, at the end: one copy of a large body
-   * instead of a growing buffer's repeated ones. Synchronized because a timeout may end the body
-   * from the sweeper thread while the client's thread is adding to it.
-   */
-  /**
    * A JSON body being collected. With a declared length (up to {@link #PREALLOCATE_MAX}: a server
    * that declares more and sends little must not pin memory) the bytes are copied into one array of
    * that size as they arrive, so the client's buffers die young (a megabyte kept in them until the
    * end would survive a young collection and be promoted); without one, the buffers are kept and
-   * joined once at the end. Either way each byte is copied once.
+   * joined once at the end. Either way each byte is copied once, and a JSON body is scanned as it
+   * comes. Synchronized because a timeout may end the body from the sweeper thread while the
+   * client's thread is adding to it.
    */
   private static final class Body {
+    private final StreamingScanner scanner; // null unless the body is JSON
     private final int declared; // -1 when unknown
     private byte[] target; // with a declared length: the body, filled to at
     private int at;
@@ -292,7 +305,8 @@ final class ResponseReader implements HttpResponse.BodySubscriber<ResponseReader
     /** Declared lengths above this are not trusted with an array up front. */
     static final int PREALLOCATE_MAX = 2 << 20;
 
-    Body(long declared) {
+    Body(long declared, StreamingScanner scanner) {
+      this.scanner = scanner;
       this.declared = declared >= 0 && declared <= PREALLOCATE_MAX ? (int) declared : -1;
     }
 
@@ -303,6 +317,7 @@ final class ResponseReader implements HttpResponse.BodySubscriber<ResponseReader
           target = new byte[declared];
         }
         chunk.get(target, at, n);
+        scan(target, at, n);
         at += n;
         return;
       }
@@ -311,8 +326,24 @@ final class ResponseReader implements HttpResponse.BodySubscriber<ResponseReader
         size = at;
         target = null;
       }
+      if (chunk.hasArray()) {
+        scan(chunk.array(), chunk.arrayOffset() + chunk.position(), n);
+      } else if (scanner != null) {
+        scanner.abandon(); // bytes it cannot see: the body is classified whole at its end
+      }
       chunks.add(chunk);
       size += n;
+    }
+
+    private void scan(byte[] bytes, int offset, int length) {
+      if (scanner != null) {
+        scanner.feed(bytes, offset, length);
+      }
+    }
+
+    /** What the scanner found, for a JSON body read to its end; null when it has nothing to say. */
+    synchronized MessageLayout layout() {
+      return scanner == null ? null : scanner.layout();
     }
 
     synchronized byte[] bytes() {

@@ -6,6 +6,7 @@ import dev.mcpstdio.jsonrpc.JsonRpcId;
 import dev.mcpstdio.jsonrpc.JsonRpcMessage.Response;
 import dev.mcpstdio.jsonrpc.JsonRpcMessage;
 import dev.mcpstdio.jsonrpc.MalformedMessageException;
+import dev.mcpstdio.jsonrpc.MessageLayout;
 import dev.mcpstdio.stdio.Log;
 import dev.mcpstdio.wire.Bytes;
 import dev.mcpstdio.wire.Utf8;
@@ -488,18 +489,25 @@ final class Upstream {
       this.internal = call != null && call.internal();
     }
 
-    /** Routes one message; returns false when it was not a usable JSON-RPC message. */
-    boolean deliver(byte[] data) {
-      if (!Utf8.isValid(data)) {
+    /**
+     * Routes one message; returns false when it was not a usable JSON-RPC message.
+     *
+     * @param layout what a scanner found while the message arrived, or null
+     */
+    boolean deliver(byte[] data, MessageLayout layout) {
+      JsonRpcMessage message;
+      if (layout != null && layout.length() == data.length) {
+        message = JsonRpcCodec.parse(data, layout); // checked while it arrived
+      } else if (!Utf8.isValid(data)) {
         log.warn("dropped a message from upstream that is not valid UTF-8");
         return false;
-      }
-      JsonRpcMessage message;
-      try {
-        message = JsonRpcCodec.parse(data);
-      } catch (MalformedMessageException e) {
-        log.warn("dropped a malformed message from upstream: " + e.getMessage());
-        return false;
+      } else {
+        try {
+          message = JsonRpcCodec.parse(data);
+        } catch (MalformedMessageException e) {
+          log.warn("dropped a malformed message from upstream: " + e.getMessage());
+          return false;
+        }
       }
       if (message instanceof JsonRpcMessage.Invalid invalid) {
         log.warn("dropped an invalid JSON-RPC message from upstream: " + invalid.reason());

@@ -32,6 +32,19 @@ public final class LineReader {
   /** How much of an oversized line is kept for diagnosis. */
   public static final int HEAD_BYTES = 64 * 1024;
 
+  /**
+   * Sees each line's bytes as they are read, before the line is complete (so a consumer can do
+   * its work on a long line while the rest of it is still arriving). A line that passes the bound
+   * is not fed further; what the observer concluded about such a line is the consumer's to ignore.
+   */
+  public interface Observer {
+    /** A new line begins. */
+    void reset();
+
+    /** The next bytes of the current line (terminator excluded; the CR of a CRLF may be among them). */
+    void feed(byte[] bytes, int offset, int length);
+  }
+
   /** One line read from the stream. */
   public sealed interface Line {
     /** A line within the bound, without its terminator. */
@@ -42,6 +55,7 @@ public final class LineReader {
   }
 
   private final InputStream in;
+  private final Observer observer;
   private final long maxLineBytes;
   private final long bufferBound; // maxLineBytes plus one byte for the CR of a CRLF
   private final byte[] buffer = new byte[64 * 1024];
@@ -63,7 +77,16 @@ public final class LineReader {
    * @param maxLineBytes the longest line returned as {@link Line.Text}; 0 means no bound
    */
   public LineReader(InputStream in, long maxLineBytes) {
+    this(in, maxLineBytes, null);
+  }
+
+  /**
+   * @param maxLineBytes the longest line returned as {@link Line.Text}; 0 means no bound
+   * @param observer sees every line's bytes as they are read, or null
+   */
+  public LineReader(InputStream in, long maxLineBytes, Observer observer) {
     this.in = in;
+    this.observer = observer;
     this.maxLineBytes = maxLineBytes <= 0 ? Long.MAX_VALUE : maxLineBytes;
     this.bufferBound = this.maxLineBytes == Long.MAX_VALUE ? Long.MAX_VALUE : this.maxLineBytes + 1;
   }
@@ -77,6 +100,9 @@ public final class LineReader {
     memoryExhausted = false;
     oversized = false;
     lastByte = 0;
+    if (observer != null) {
+      observer.reset();
+    }
     boolean sawAny = false;
     while (true) {
       if (position == limit) {
@@ -87,6 +113,9 @@ public final class LineReader {
       sawAny = true;
       int lf = Swar.indexOf(buffer, (byte) '\n', position, limit);
       int end = lf < 0 ? limit : lf;
+      if (observer != null && !oversized) {
+        observer.feed(buffer, position, end - position);
+      }
       append(buffer, position, end - position);
       position = lf < 0 ? limit : lf + 1;
       if (lf >= 0) {

@@ -12,6 +12,8 @@ package dev.mcpstdio.wire;
  */
 public final class Ndjson {
 
+  private static final long SPACES = 0x2020202020202020L;
+
   private Ndjson() {}
 
   /**
@@ -21,7 +23,11 @@ public final class Ndjson {
   public static boolean needsRewrite(byte[] json) {
     int i = 0;
     for (; i + 8 <= json.length; i += 8) {
-      if (Swar.hasByteBelow(Swar.word(json, i), 0x20) || Swar.hasByte(Swar.word(json, i), (byte) 0xE2)) {
+      long w = Swar.word(json, i);
+      if ((((w - SPACES) & ~w | w) & Swar.HIGHS) == 0) {
+        continue; // no control byte and no non-ASCII byte: the common word, in four operations
+      }
+      if (Swar.hasByteBelow(w, 0x20) || Swar.hasByte(w, (byte) 0xE2)) {
         // Control bytes include the harmless tab, and E2 leads many characters: look closer.
         for (int k = i; k < i + 8; k++) {
           if (breaksLine(json, k)) {
