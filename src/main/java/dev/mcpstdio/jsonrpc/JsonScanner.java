@@ -155,13 +155,12 @@ final class JsonScanner {
 
   /**
    * Marks each byte of {@code w} that is a quote, a backslash or below 0x20 with its high bit.
-   * Bytes at or above 0x80 are never marked (the {@code & ~w} of each test clears them). Borrows
-   * can only mark bytes above a truly marked one, so the lowest mark is always exact.
+   * Bytes at or above 0x80 are never marked (the {@code & ~w} clears them); for an ASCII byte
+   * each difference has its high bit set only when the byte is the one tested for (or below the
+   * bound). Borrows can only mark bytes above a truly marked one, so the lowest mark is exact.
    */
   private static long stringSpecials(long w) {
-    long q = w ^ QUOTES;
-    long s = w ^ BACKSLASHES;
-    return (((q - Swar.ONES) & ~q) | ((s - Swar.ONES) & ~s) | ((w - SPACES) & ~w)) & Swar.HIGHS;
+    return (((w ^ QUOTES) - Swar.ONES) | ((w ^ BACKSLASHES) - Swar.ONES) | (w - SPACES)) & ~w & Swar.HIGHS;
   }
 
   private int escapeEnd(int i) throws MalformedMessageException {

@@ -309,13 +309,13 @@ public final class StreamingScanner implements LineReader.Observer {
 
   /**
    * Marks each byte of {@code w} that ends a run of plain string contents: a quote, a backslash,
-   * a control character (below 0x20) or a non-ASCII byte. Borrows can only mark bytes above a
-   * truly marked one, so the lowest mark is exact.
+   * a control character (below 0x20) or a non-ASCII byte. For an ASCII byte each difference has
+   * its high bit set only when the byte is the one tested for (or below the bound), so the three
+   * "has zero byte" tests need no masks of their own: a non-ASCII byte is marked by {@code w}
+   * itself. Borrows can only mark bytes above a truly marked one, so the lowest mark is exact.
    */
   private static long specials(long w) {
-    long q = w ^ QUOTES;
-    long s = w ^ BACKSLASHES;
-    return (((q - Swar.ONES) & ~q) | ((s - Swar.ONES) & ~s) | ((w - SPACES) & ~w) | w) & Swar.HIGHS;
+    return (((w ^ QUOTES) - Swar.ONES) | ((w ^ BACKSLASHES) - Swar.ONES) | (w - SPACES) | w) & Swar.HIGHS;
   }
 
   /** Starts a multi-byte character at its lead byte {@code c}; false when no character starts so. */
