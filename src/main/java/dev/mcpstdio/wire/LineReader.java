@@ -106,6 +106,13 @@ public final class LineReader {
     boolean sawAny = false;
     while (true) {
       if (position == limit) {
+        if (sawAny && !eof && roomInBlock()) {
+          int lf = readIntoBlock();
+          if (lf == NO_END) {
+            continue;
+          }
+          return finish(); // at the LF, or at the end of the stream
+        }
         if (eof || !fill()) {
           return sawAny ? finish() : null;
         }
@@ -122,6 +129,68 @@ public final class LineReader {
         return finish();
       }
     }
+  }
+
+  private static final int NO_END = -2;
+
+  /**
+   * Whether the rest of a long line can be read straight into its block (sparing the copy out of
+   * the buffer): the line is within its bound and a block with room is at hand. False sends the
+   * read through the buffer, whose copy handles the bound and a heap that cannot hold the line.
+   */
+  private boolean roomInBlock() {
+    if (oversized || kept + BLOCK > bufferBound) {
+      return false;
+    }
+    if (lineLength < line.length) {
+      return true;
+    }
+    byte[] next;
+    if (!spare.isEmpty()) {
+      next = spare.pop();
+    } else {
+      try {
+        next = new byte[BLOCK];
+      } catch (OutOfMemoryError e) {
+        return false;
+      }
+    }
+    blocks.add(line);
+    line = next;
+    lineLength = 0;
+    return true;
+  }
+
+  /**
+   * Reads into the current block. Returns {@link #NO_END} when the line goes on; otherwise the
+   * line is complete (its LF was read, or the stream ended) and bytes read past the LF are left
+   * in the buffer for the next line.
+   */
+  private int readIntoBlock() throws IOException {
+    int from = lineLength;
+    int n = in.read(line, from, line.length - from);
+    if (n < 0) {
+      eof = true;
+      return -1;
+    }
+    int lf = Swar.indexOf(line, (byte) '\n', from, from + n);
+    int end = lf < 0 ? from + n : lf;
+    if (observer != null) {
+      observer.feed(line, from, end - from);
+    }
+    if (end > from) {
+      lastByte = line[end - 1];
+    }
+    lineLength = end;
+    kept += end - from;
+    if (lf < 0) {
+      return NO_END;
+    }
+    int rest = from + n - (lf + 1);
+    System.arraycopy(line, lf + 1, buffer, 0, rest);
+    position = 0;
+    limit = rest;
+    return lf;
   }
 
   private boolean fill() throws IOException {

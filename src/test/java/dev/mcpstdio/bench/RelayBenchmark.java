@@ -133,7 +133,7 @@ public final class RelayBenchmark {
 
   private void large(Relayed relay, Direct direct) throws Exception {
     // Call by call, alternating, so that both sides see the same moments of a noisy machine.
-    int calls = Integer.getInteger("bench.large", 100);
+    int calls = Integer.getInteger("bench.large", 300);
     List<double[]> rs = new ArrayList<>();
     List<double[]> ds = new ArrayList<>();
     for (int r = 0; r < calls; r++) {
