@@ -67,7 +67,11 @@ public final class StdoutWire {
       if (line != null) {
         out.write(line);
       } else {
-        out.write(json);
+        // In slices: the first bytes reach the host while the rest is still being copied (one
+        // write of the whole would first copy all of it into a native buffer of its size).
+        for (int at = 0; at < json.length; at += LARGE) {
+          out.write(json, at, Math.min(LARGE, json.length - at));
+        }
         out.write('\n');
       }
       out.flush();

@@ -276,8 +276,17 @@ public final class RelayBenchmark {
       send("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
     }
 
+    /**
+     * Writes one line in 64 KiB slices, as hosts on Node (Claude Desktop, Claude Code) write: the
+     * first bytes are on their way at once. (One {@code write} of a whole megabyte through a Java
+     * FileOutputStream first copies all of it into a native buffer, a cost of the host's, not of
+     * the relay's; the direct client's socket writes, too, go out slice by slice.)
+     */
     synchronized void send(String line) throws IOException {
-      in.write((line + "\n").getBytes(StandardCharsets.UTF_8));
+      byte[] bytes = (line + "\n").getBytes(StandardCharsets.UTF_8);
+      for (int at = 0; at < bytes.length; at += 64 * 1024) {
+        in.write(bytes, at, Math.min(64 * 1024, bytes.length - at));
+      }
       in.flush();
     }
 
