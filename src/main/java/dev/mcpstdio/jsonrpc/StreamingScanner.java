@@ -1,6 +1,6 @@
 package dev.mcpstdio.jsonrpc;
 
-import dev.mcpstdio.wire.LineReader;
+import dev.mcpstdio.wire.MessageObserver;
 import dev.mcpstdio.wire.Swar;
 
 /**
@@ -19,7 +19,7 @@ import dev.mcpstdio.wire.Swar;
  * <p>Memory is fixed: a bit per open container (in words, for {@link Json#MAX_NESTING} levels)
  * and five ints per recorded member. Not thread-safe: one scanner reads one stream.
  */
-public final class StreamingScanner implements LineReader.Observer {
+public final class StreamingScanner implements MessageObserver {
 
   /** Top-level members noted; a message with more is classified by a full scan instead. */
   public static final int MAX_MEMBERS = 32;

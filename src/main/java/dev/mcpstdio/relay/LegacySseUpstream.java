@@ -4,9 +4,12 @@ import dev.mcpstdio.Version;
 import dev.mcpstdio.jsonrpc.JsonRpcCodec;
 import dev.mcpstdio.jsonrpc.JsonRpcMessage;
 import dev.mcpstdio.jsonrpc.MalformedMessageException;
+import dev.mcpstdio.jsonrpc.MessageLayout;
+import dev.mcpstdio.jsonrpc.StreamingScanner;
 import dev.mcpstdio.stdio.Log;
 import dev.mcpstdio.wire.SseDecoder;
 import dev.mcpstdio.wire.SseEvent;
+import dev.mcpstdio.wire.Utf8;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
@@ -160,7 +163,8 @@ final class LegacySseUpstream {
   private String read(InputStream body) {
     current = body;
     lastActivity.set(System.nanoTime());
-    SseDecoder decoder = new SseDecoder(config.maxMessageSize(), this::onEvent);
+    StreamingScanner scanner = new StreamingScanner();
+    SseDecoder decoder = new SseDecoder(config.maxMessageSize(), scanner, event -> onEvent(event, scanner.layout()));
     Thread watchdog = config.streamReadTimeout().isZero() ? null : Thread.ofVirtual().start(() -> watch(body));
     byte[] buffer = new byte[16 * 1024];
     try (body) {
@@ -216,7 +220,8 @@ final class LegacySseUpstream {
     streamLost.accept(reason);
   }
 
-  private void onEvent(SseEvent event) {
+  /** @param layout what the scanner found while the event's data arrived, or null */
+  private void onEvent(SseEvent event, MessageLayout layout) {
     String type = event.type();
     if (type.equals("endpoint")) {
       URI resolved = resolve(new String(event.data(), StandardCharsets.UTF_8));
@@ -234,7 +239,7 @@ final class LegacySseUpstream {
       }
     } else if (type.equals("message")) {
       try {
-        JsonRpcMessage message = JsonRpcCodec.parse(event.data());
+        JsonRpcMessage message = parse(event.data(), layout);
         if (message instanceof JsonRpcMessage.Response r && r.id() != null && r.id().equals(replayId)) {
           replayAnswered.complete(null); // the replayed handshake's answer: internal
           return;
@@ -244,6 +249,17 @@ final class LegacySseUpstream {
         log.warn("the server sent an event that is not JSON-RPC (" + e.getMessage() + "); dropped");
       }
     }
+  }
+
+  /** The event's message: from the scanner's layout when it has one, else checked and parsed here. */
+  private static JsonRpcMessage parse(byte[] data, MessageLayout layout) throws MalformedMessageException {
+    if (layout != null && layout.length() == data.length) {
+      return JsonRpcCodec.parse(data, layout);
+    }
+    if (!Utf8.isValid(data)) {
+      throw new MalformedMessageException("not valid UTF-8");
+    }
+    return JsonRpcCodec.parse(data);
   }
 
   /** Replays the host's handshake on a new server session, then lets waiting POSTs through. */

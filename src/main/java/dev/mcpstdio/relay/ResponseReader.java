@@ -20,10 +20,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * Reads one response body as it arrives (push style, so a stalled or oversized body can be
  * abandoned at once by cancelling the subscription, which closes the connection).
  *
- * <p>Three shapes: a JSON body is collected up to the size bound, checked as it arrives (a
- * {@link StreamingScanner}) and handed over whole; an event
+ * <p>Three shapes: a JSON body is collected up to the size bound and handed over whole; an event
  * stream is decoded incrementally and each {@code message} event's data is handed to the consumer
- * as it completes; any other body is drained up to a small bound and dropped (so the connection can
+ * as it completes; either way the JSON is checked as it arrives (a {@link StreamingScanner}), so
+ * the consumer need not read it again. Any other body is drained up to a small bound and dropped (so the connection can
  * be reused) or abandoned past it.
  */
 final class ResponseReader implements HttpResponse.BodySubscriber<ResponseReader.Result> {
@@ -121,13 +121,15 @@ final class ResponseReader implements HttpResponse.BodySubscriber<ResponseReader
     this.collected = format == Format.EVENT_STREAM ? null
         : new Body(format == Format.JSON && encoding.isEmpty() && declaredLength <= this.maxBytes ? declaredLength : -1,
             format == Format.JSON ? new StreamingScanner() : null);
+    StreamingScanner eventScanner = format == Format.EVENT_STREAM ? new StreamingScanner() : null;
     this.events =
         format == Format.EVENT_STREAM
             ? new SseDecoder(
                 maxBytes,
+                eventScanner,
                 (SseEvent e) -> {
                   if (e.isMessage()) {
-                    onMessage.accept(e.data(), null);
+                    onMessage.accept(e.data(), eventScanner.layout());
                   }
                 })
             : null;

@@ -32,19 +32,6 @@ public final class LineReader {
   /** How much of an oversized line is kept for diagnosis. */
   public static final int HEAD_BYTES = 64 * 1024;
 
-  /**
-   * Sees each line's bytes as they are read, before the line is complete (so a consumer can do
-   * its work on a long line while the rest of it is still arriving). A line that passes the bound
-   * is not fed further; what the observer concluded about such a line is the consumer's to ignore.
-   */
-  public interface Observer {
-    /** A new line begins. */
-    void reset();
-
-    /** The next bytes of the current line (terminator excluded; the CR of a CRLF may be among them). */
-    void feed(byte[] bytes, int offset, int length);
-  }
-
   /** One line read from the stream. */
   public sealed interface Line {
     /** A line within the bound, without its terminator. */
@@ -55,7 +42,7 @@ public final class LineReader {
   }
 
   private final InputStream in;
-  private final Observer observer;
+  private final MessageObserver observer;
   private final long maxLineBytes;
   private final long bufferBound; // maxLineBytes plus one byte for the CR of a CRLF
   private final byte[] buffer = new byte[64 * 1024];
@@ -82,9 +69,10 @@ public final class LineReader {
 
   /**
    * @param maxLineBytes the longest line returned as {@link Line.Text}; 0 means no bound
-   * @param observer sees every line's bytes as they are read, or null
+   * @param observer sees every line's bytes as they are read (the terminator excluded; the CR of
+   *     a CRLF may be among them), or null; a line that passes the bound is not fed further
    */
-  public LineReader(InputStream in, long maxLineBytes, Observer observer) {
+  public LineReader(InputStream in, long maxLineBytes, MessageObserver observer) {
     this.in = in;
     this.observer = observer;
     this.maxLineBytes = maxLineBytes <= 0 ? Long.MAX_VALUE : maxLineBytes;

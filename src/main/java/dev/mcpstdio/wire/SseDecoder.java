@@ -20,6 +20,10 @@ import java.util.function.Consumer;
  *
  * <p>Memory is bounded: a line or an event's data longer than {@code maxEventBytes} fails with
  * {@link SseException}.
+ *
+ * <p>Large events are cheap: lines are found eight bytes at a time, and a {@code data:} line's
+ * value goes straight into the event's data as it arrives (where an observer may look at it),
+ * not through the line buffer.
  */
 public final class SseDecoder {
 
@@ -35,8 +39,11 @@ public final class SseDecoder {
 
   private static final byte[] BOM = {(byte) 0xEF, (byte) 0xBB, (byte) 0xBF};
 
+  private static final byte[] DATA_FIELD = {'d', 'a', 't', 'a', ':'};
+
   private final long maxEventBytes;
   private final Consumer<SseEvent> listener;
+  private final MessageObserver observer; // sees each event's data as it arrives, or null
 
   private static final int SCRATCH = 16 * 1024;
 
@@ -44,6 +51,8 @@ public final class SseDecoder {
   private byte[] line = new byte[256];
   private int lineLength;
   private boolean lastWasCr;
+  private boolean dataLine; // the line is a data: line whose value goes straight to data
+  private boolean spaceMayFollow; // ... and the one space allowed after the colon is yet to come
   private int bomMatched; // bytes of a leading BOM seen so far; -1 once past the start
 
   private byte[] data = new byte[256];
@@ -58,8 +67,17 @@ public final class SseDecoder {
    * @param maxEventBytes bound on one line and on one event's data; 0 means no bound
    */
   public SseDecoder(long maxEventBytes, Consumer<SseEvent> listener) {
+    this(maxEventBytes, null, listener);
+  }
+
+  /**
+   * @param observer sees each event's data as it arrives (data lines joined by LF, a trailing LF
+   *     after the last one), and is reset after each event has gone to the listener; or null
+   */
+  public SseDecoder(long maxEventBytes, MessageObserver observer, Consumer<SseEvent> listener) {
     this.maxEventBytes = maxEventBytes <= 0 ? Integer.MAX_VALUE - 16 : maxEventBytes;
     this.listener = listener;
+    this.observer = observer;
   }
 
   /** The id to resume from ({@code Last-Event-ID}), or null when the server gave none. */
@@ -105,24 +123,22 @@ public final class SseDecoder {
       }
     }
     int runStart = i;
-    for (; i < end; i++) {
-      byte b = bytes[i];
-      if (b == '\n') {
-        appendLine(bytes, runStart, i - runStart);
-        runStart = i + 1;
-        if (lastWasCr) {
-          lastWasCr = false; // the LF of a CRLF whose CR ended the line already
-        } else {
-          endLine();
-        }
-      } else if (b == '\r') {
-        appendLine(bytes, runStart, i - runStart);
-        runStart = i + 1;
-        endLine();
-        lastWasCr = true;
-      } else if (lastWasCr) {
+    while (i < end) {
+      if (lastWasCr) {
         lastWasCr = false;
+        if (bytes[i] == '\n') { // the LF of a CRLF whose CR ended the line already
+          runStart = ++i;
+          continue;
+        }
       }
+      int stop = Swar.indexOfEither(bytes, (byte) '\n', (byte) '\r', i, end);
+      if (stop < 0) {
+        break;
+      }
+      appendLine(bytes, runStart, stop - runStart);
+      endLine();
+      lastWasCr = bytes[stop] == '\r';
+      runStart = i = stop + 1;
     }
     appendLine(bytes, runStart, end - runStart);
   }
@@ -133,7 +149,7 @@ public final class SseDecoder {
       appendLine(BOM, 0, bomMatched);
       bomMatched = -1;
     }
-    if (lineLength > 0) {
+    if (lineLength > 0 || dataLine) {
       endLine();
     }
     if (hasData) {
@@ -145,6 +161,17 @@ public final class SseDecoder {
     if (length == 0) {
       return;
     }
+    if (dataLine) {
+      if (spaceMayFollow) {
+        spaceMayFollow = false;
+        if (bytes[offset] == ' ') {
+          offset++;
+          length--;
+        }
+      }
+      appendValue(bytes, offset, length);
+      return;
+    }
     if (lineLength + (long) length > maxEventBytes + 16) {
       throw new SseException("server-sent event line exceeds " + maxEventBytes + " bytes");
     }
@@ -153,9 +180,63 @@ public final class SseDecoder {
     }
     System.arraycopy(bytes, offset, line, lineLength, length);
     lineLength += length;
+    if (lineLength >= DATA_FIELD.length && lineLength - length < DATA_FIELD.length && startsWithDataField()) {
+      // A data: line: its value goes straight to the event's data from here on.
+      dataLine = true;
+      int valueStart = DATA_FIELD.length;
+      if (lineLength == valueStart) {
+        spaceMayFollow = true;
+      } else if (line[valueStart] == ' ') {
+        valueStart++;
+      }
+      appendValue(line, valueStart, lineLength - valueStart);
+      lineLength = 0;
+    }
+  }
+
+  private boolean startsWithDataField() {
+    for (int k = 0; k < DATA_FIELD.length; k++) {
+      if (line[k] != DATA_FIELD[k]) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** Adds bytes of the current data line's value to the event's data. */
+  private void appendValue(byte[] bytes, int offset, int length) throws SseException {
+    int needed = dataLength + length + 1; // room for the line's LF too
+    if (needed - 1 > maxEventBytes) {
+      throw new SseException("server-sent event exceeds " + maxEventBytes + " bytes");
+    }
+    if (needed > data.length) {
+      data = Arrays.copyOf(data, Math.max(data.length * 2, needed));
+    }
+    System.arraycopy(bytes, offset, data, dataLength, length);
+    dataLength += length;
+    if (observer != null && length > 0) {
+      observer.feed(bytes, offset, length);
+    }
+  }
+
+  private static final byte[] LF = {'\n'};
+
+  /** Ends the current data line: the LF that joins it to the next one. */
+  private void endValue() {
+    data[dataLength++] = '\n'; // appendValue left room for it
+    hasData = true;
+    if (observer != null) {
+      observer.feed(LF, 0, 1);
+    }
   }
 
   private void endLine() throws SseException {
+    if (dataLine) {
+      dataLine = false;
+      spaceMayFollow = false;
+      endValue();
+      return;
+    }
     int length = lineLength;
     lineLength = 0;
     if (length == 0) {
@@ -205,17 +286,8 @@ public final class SseDecoder {
   }
 
   private void appendData(int valueStart, int valueLength) throws SseException {
-    int needed = dataLength + valueLength + 1;
-    if (needed - 1 > maxEventBytes) {
-      throw new SseException("server-sent event exceeds " + maxEventBytes + " bytes");
-    }
-    if (needed > data.length) {
-      data = Arrays.copyOf(data, Math.max(data.length * 2, needed));
-    }
-    System.arraycopy(line, valueStart, data, dataLength, valueLength);
-    dataLength += valueLength;
-    data[dataLength++] = '\n';
-    hasData = true;
+    appendValue(line, valueStart, valueLength);
+    endValue();
   }
 
   private void parseRetry(int valueStart, int valueLength) {
@@ -249,6 +321,9 @@ public final class SseDecoder {
     }
     if (deliver) {
       listener.accept(new SseEvent(type, payload, lastEventId()));
+    }
+    if (observer != null) {
+      observer.reset(); // after the listener, which may ask the observer about this event
     }
   }
 }

@@ -46,6 +46,30 @@ public final class Swar {
     return ((word - ONES * limit) & ~word & HIGHS) != 0;
   }
 
+  /** Marks each byte of {@code word} equal to {@code b} with its high bit; the lowest mark is exact. */
+  private static long zeros(long word, byte b) {
+    long x = word ^ (ONES * (b & 0xFF));
+    return (x - ONES) & ~x & HIGHS;
+  }
+
+  /** Index of the first {@code a} or {@code b} in {@code [from, to)}, or -1. */
+  public static int indexOfEither(byte[] bytes, byte a, byte b, int from, int to) {
+    int i = from;
+    for (; i + 8 <= to; i += 8) {
+      long w = word(bytes, i);
+      long marks = zeros(w, a) | zeros(w, b);
+      if (marks != 0) {
+        return i + (Long.numberOfTrailingZeros(marks) >>> 3);
+      }
+    }
+    for (; i < to; i++) {
+      if (bytes[i] == a || bytes[i] == b) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
   /** Index of the first {@code b} in {@code [from, to)}, or -1. */
   public static int indexOf(byte[] bytes, byte b, int from, int to) {
     int i = from;

@@ -60,6 +60,42 @@ class LegacySseEndpointTest {
   }
 
   @Test
+  void anEventThatIsNotValidUtf8IsDroppedAndTheNextOneRelayed() throws Exception {
+    java.util.concurrent.CompletableFuture<Response> stream = new java.util.concurrent.CompletableFuture<>();
+    server.setHandler(new Handler.Abstract() {
+      @Override
+      public boolean handle(Request request, Response response, Callback callback) {
+        if (request.getMethod().equals("GET")) {
+          response.getHeaders().put("Content-Type", "text/event-stream");
+          response.write(false, ByteBuffer.wrap("event: endpoint\ndata: /messages\n\n".getBytes(StandardCharsets.UTF_8)), Callback.NOOP);
+          stream.complete(response);
+          return true;
+        }
+        // The answer goes on the stream: first with a broken character (C3 28), then whole.
+        java.io.ByteArrayOutputStream events = new java.io.ByteArrayOutputStream();
+        events.writeBytes("data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"t\":\"".getBytes(StandardCharsets.UTF_8));
+        events.writeBytes(new byte[] {(byte) 0xC3, 0x28});
+        events.writeBytes(("\"}}\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"t\":\"ok\"}}\n\n").getBytes(StandardCharsets.UTF_8));
+        stream.join().write(false, ByteBuffer.wrap(events.toByteArray()), Callback.NOOP);
+        response.setStatus(202);
+        callback.succeeded();
+        return true;
+      }
+    });
+    ServerConnector connector = new ServerConnector(server);
+    connector.setHost("127.0.0.1");
+    server.addConnector(connector);
+    server.start();
+    URI url = URI.create("http://127.0.0.1:" + connector.getLocalPort() + "/sse");
+    try (RelayHarness host = RelayHarness.start(url, c -> c.withTransport(RelayConfig.Transport.SSE))) {
+      host.send("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2024-11-05\","
+          + "\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}");
+      assertThat(host.answerTo("1")).isEqualTo("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"t\":\"ok\"}}");
+      assertThat(host.log()).contains("not JSON-RPC (not valid UTF-8); dropped");
+    }
+  }
+
+  @Test
   void sameOriginIsSchemeHostAndPortWithDefaultPortsFolded() {
     assertThat(LegacySseUpstream.sameOrigin(URI.create("http://a.example/x"), URI.create("http://A.example:80/y"))).isTrue();
     assertThat(LegacySseUpstream.sameOrigin(URI.create("https://a.example/x"), URI.create("https://a.example:443/"))).isTrue();

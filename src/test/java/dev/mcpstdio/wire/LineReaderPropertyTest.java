@@ -19,7 +19,7 @@ import net.jqwik.api.constraints.Size;
 class LineReaderPropertyTest {
 
   /** Sees a line's bytes as they are read. */
-  static final class Seen implements LineReader.Observer {
+  static final class Seen implements MessageObserver {
     final List<byte[]> lines = new ArrayList<>();
     private ByteArrayOutputStream current;
 

@@ -128,9 +128,25 @@ class SseDecoderPropertyTest {
   private static void assertDecodes(byte[] bytes, List<Integer> chunks, List<Ev> expected, String lastId)
       throws Exception {
     List<Ev> decoded = new ArrayList<>();
+    ByteArrayOutputStream seen = new ByteArrayOutputStream(); // what the observer saw of the event
+    MessageObserver observer = new MessageObserver() {
+      @Override
+      public void reset() {
+        seen.reset();
+      }
+
+      @Override
+      public void feed(byte[] b, int offset, int length) {
+        seen.write(b, offset, length);
+      }
+    };
     SseDecoder d =
-        new SseDecoder(
-            0, ev -> decoded.add(new Ev(ev.type(), new String(ev.data(), StandardCharsets.UTF_8), ev.lastEventId())));
+        new SseDecoder(0, observer, ev -> {
+          // The observer saw the event's data as it arrived: the data, then the last line's LF.
+          assertThat(new String(seen.toByteArray(), StandardCharsets.UTF_8))
+              .isEqualTo(new String(ev.data(), StandardCharsets.UTF_8) + "\n");
+          decoded.add(new Ev(ev.type(), new String(ev.data(), StandardCharsets.UTF_8), ev.lastEventId()));
+        });
     int pos = 0;
     int c = 0;
     while (pos < bytes.length) {
