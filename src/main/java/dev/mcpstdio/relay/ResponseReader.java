@@ -133,6 +133,9 @@ final class ResponseReader implements HttpResponse.BodySubscriber<ResponseReader
                   }
                 })
             : null;
+    if (events != null && encoding.isEmpty() && declaredLength > 0) {
+      events.expectAtMost(declaredLength);
+    }
     ContentDecoder.Sink sink = format == Format.EVENT_STREAM ? this::feedEvents : this::collect;
     // Bound on decoded bytes: a JSON body as a whole; an event stream is bounded per event by
     // its decoder (a long-lived stream may carry any number of events), a drained body by its own.

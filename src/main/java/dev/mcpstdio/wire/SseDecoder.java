@@ -57,6 +57,7 @@ public final class SseDecoder {
 
   private byte[] data = new byte[256];
   private int dataLength;
+  private long expected; // the stream's declared length, or 0: the size data grows to at once
   private boolean hasData;
   private String eventType = "";
   private String lastEventIdBuffer = "";
@@ -79,6 +80,19 @@ public final class SseDecoder {
     this.listener = listener;
     this.observer = observer;
   }
+
+  /**
+   * The stream's declared length ({@code Content-Length}), when it has one: no event is longer, so
+   * the first event's data is given that much room at once instead of growing to it by doubling
+   * (each step a copy, and garbage, of everything so far). Up to {@link #PRESIZE_MAX}: a stream
+   * that declares much and sends little must not pin memory.
+   */
+  public void expectAtMost(long streamLength) {
+    this.expected = Math.min(Math.min(Math.max(0, streamLength), maxEventBytes + 1), PRESIZE_MAX);
+  }
+
+  /** The most room given to an event's data up front. */
+  static final int PRESIZE_MAX = 2 << 20;
 
   /** The id to resume from ({@code Last-Event-ID}), or null when the server gave none. */
   public String lastEventId() {
@@ -210,7 +224,8 @@ public final class SseDecoder {
       throw new SseException("server-sent event exceeds " + maxEventBytes + " bytes");
     }
     if (needed > data.length) {
-      data = Arrays.copyOf(data, Math.max(data.length * 2, needed));
+      data = Arrays.copyOf(data, (int) Math.max(Math.max(data.length * 2L, needed), expected));
+      expected = 0; // a stream declared longer than its events must not pin that much twice
     }
     System.arraycopy(bytes, offset, data, dataLength, length);
     dataLength += length;

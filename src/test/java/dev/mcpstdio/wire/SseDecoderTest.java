@@ -342,4 +342,20 @@ class SseDecoderTest {
     byte[] in = b("data: " + "x".repeat(50) + "\ndata: " + "x".repeat(50) + "\n\n"); // 50 + LF + 50 = 101
     assertThatThrownBy(() -> d.feed(in, 0, in.length)).isInstanceOf(SseException.class);
   }
+
+  @Test
+  void aDeclaredLengthOnlySizesTheBufferAndNeverChangesTheEvents() throws Exception {
+    String big = "z".repeat(70_000);
+    byte[] in = b("data: " + big + "\n\ndata: a\ndata: b\n\ndata: " + big + big + "\n\n");
+    for (long declared : new long[] {in.length, 10, 1L << 40}) {
+      events.clear();
+      SseDecoder d = decoder(0);
+      d.expectAtMost(declared); // right, far too short, absurdly long: all the same to the events
+      for (int at = 0; at < in.length; at += 16_384) {
+        d.feed(in, at, Math.min(16_384, in.length - at));
+      }
+      d.finish();
+      assertThat(events).containsExactly(msg(big), msg("a\nb"), msg(big + big));
+    }
+  }
 }
