@@ -16,8 +16,9 @@ import dev.mcpstdio.wire.Swar;
  * accepts exactly what that path accepts (same grammar, same nesting bound, strict UTF-8), so
  * either way a message gets the same answer.
  *
- * <p>Memory is fixed: a bit per open container (in words, for {@link Json#MAX_NESTING} levels)
- * and five ints per recorded member. Not thread-safe: one scanner reads one stream.
+ * <p>Memory is fixed: a bit per open container (a word for the first 64 levels, more only for a
+ * message nested deeper, up to {@link Json#MAX_NESTING}) and five ints per recorded member.
+ * Not thread-safe: one scanner reads one stream.
  */
 public final class StreamingScanner implements MessageObserver {
 
@@ -65,7 +66,7 @@ public final class StreamingScanner implements MessageObserver {
 
   private int depth; // open containers
   private long open; // bit per level (set for an object), levels 0-63
-  private final long[] deeper = new long[(Json.MAX_NESTING >>> 6) + 1]; // levels 64 and on
+  private long[] deeper; // levels 64 and on, allocated by the first message that deep
 
   private boolean key; // the string being read is a member name
   private boolean escaped; // the string being read holds an escape
@@ -428,6 +429,9 @@ public final class StreamingScanner implements MessageObserver {
     if (depth < 64) {
       open = object ? open | (1L << depth) : open & ~(1L << depth);
     } else {
+      if (deeper == null) {
+        deeper = new long[(Json.MAX_NESTING >>> 6) + 1];
+      }
       int slot = (depth - 64) >>> 6;
       long bit = 1L << (depth & 63);
       deeper[slot] = object ? deeper[slot] | bit : deeper[slot] & ~bit;
