@@ -61,7 +61,7 @@ class LineReaderPropertyTest {
       expected.removeLast(); // an empty final line without a terminator is no line
     }
     Seen seen = new Seen();
-    LineReader reader = new LineReader(new Varying(input.toByteArray(), reads), 0, seen);
+    LineReader reader = new LineReader(new LineReaderTest.Trickle(input.toByteArray(), reads), 0, seen);
     List<byte[]> got = new ArrayList<>();
     for (LineReader.Line line; (line = reader.next()) != null; ) {
       got.add(((LineReader.Line.Text) line).bytes());
@@ -73,35 +73,6 @@ class LineReaderPropertyTest {
       boolean withCr = observed.length == expected.get(k).length + 1;
       assertThat(withCr ? java.util.Arrays.copyOf(observed, observed.length - 1) : observed).as("observed line %d", k)
           .isEqualTo(expected.get(k));
-    }
-  }
-
-  /** Returns reads of the given sizes in turn. */
-  static final class Varying extends java.io.InputStream {
-    private final byte[] data;
-    private final List<Integer> sizes;
-    private int pos;
-    private int turn;
-
-    Varying(byte[] data, List<Integer> sizes) {
-      this.data = data;
-      this.sizes = sizes;
-    }
-
-    @Override
-    public int read() {
-      return pos < data.length ? data[pos++] & 0xFF : -1;
-    }
-
-    @Override
-    public int read(byte[] b, int off, int len) {
-      if (pos >= data.length) {
-        return -1;
-      }
-      int n = Math.min(Math.min(len, sizes.get(turn++ % sizes.size())), data.length - pos);
-      System.arraycopy(data, pos, b, off, n);
-      pos += n;
-      return n;
     }
   }
 }

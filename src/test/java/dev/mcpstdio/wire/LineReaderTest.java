@@ -16,16 +16,24 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 class LineReaderTest {
 
-  /** Returns at most {@code chunk} bytes per read, to split lines across reads. */
+  /**
+   * Returns at most {@code chunk} bytes per read (or the given sizes in turn), to split lines
+   * across reads.
+   */
   static final class Trickle extends InputStream {
     private final byte[] data;
-    private final int chunk;
+    private final List<Integer> sizes;
     private int pos;
+    private int turn;
     int reads;
 
     Trickle(byte[] data, int chunk) {
+      this(data, List.of(chunk));
+    }
+
+    Trickle(byte[] data, List<Integer> sizes) {
       this.data = data;
-      this.chunk = chunk;
+      this.sizes = sizes;
     }
 
     @Override
@@ -39,7 +47,7 @@ class LineReaderTest {
       if (pos >= data.length) {
         return -1;
       }
-      int n = Math.min(Math.min(len, chunk), data.length - pos);
+      int n = Math.min(Math.min(len, sizes.get(turn++ % sizes.size())), data.length - pos);
       System.arraycopy(data, pos, b, off, n);
       pos += n;
       return n;
