@@ -123,7 +123,14 @@ public final class StreamingScanner implements MessageObserver {
       state = NO_LAYOUT; // larger than any array could hold
       return;
     }
-    int end = offset + length;
+    try {
+      scan(bytes, offset, offset + length, base);
+    } catch (OutOfMemoryError e) {
+      giveUp(); // a layout is only a shortcut: the reader must go on with its line regardless
+    }
+  }
+
+  private void scan(byte[] bytes, int offset, int end, long base) {
     int i = offset;
     while (i < end && state != NO_LAYOUT) {
       switch (state) {

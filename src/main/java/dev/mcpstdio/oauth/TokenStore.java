@@ -223,7 +223,9 @@ public final class TokenStore {
    * How old a file must be before its version can stand for its content. A file system's clock
    * is coarse (a scheduler tick; two seconds on FAT), and a freed inode is soon given to the next
    * new file, so two writes close together can leave the same inode, time and size with different
-   * tokens inside. Once a file is older than any such tick, a later write has a later time.
+   * tokens inside. Once a file is older than any such tick, a later write has a later time. The
+   * age is measured against this machine's clock, so a network file system whose server's clock
+   * runs more than this behind could still make a fresh file look settled.
    */
   static final Duration SETTLED = Duration.ofSeconds(3);
 

@@ -39,7 +39,7 @@ final class ResponseReader implements HttpResponse.BodySubscriber<ResponseReader
   @FunctionalInterface
   interface MessageSink {
     /**
-     * @param data one message (trimmed, non-empty)
+     * @param data one message: a JSON body trimmed and non-empty, an event's data as sent
      * @param layout what the scanner found while the body arrived, or null when it has nothing to
      *     say (the sink then checks and classifies the bytes itself)
      * @return whether the data was a usable JSON-RPC message

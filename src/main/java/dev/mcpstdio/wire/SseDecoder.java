@@ -224,7 +224,8 @@ public final class SseDecoder {
       throw new SseException("server-sent event exceeds " + maxEventBytes + " bytes");
     }
     if (needed > data.length) {
-      data = Arrays.copyOf(data, (int) Math.max(Math.max(data.length * 2L, needed), expected));
+      long grown = Math.max(Math.max(data.length * 2L, needed), expected);
+      data = Arrays.copyOf(data, (int) Math.min(grown, maxEventBytes + 1L));
       expected = 0; // a stream declared longer than its events must not pin that much twice
     }
     System.arraycopy(bytes, offset, data, dataLength, length);

@@ -104,6 +104,30 @@ class StreamingScannerTest {
   }
 
   @Test
+  void objectsAndArraysNestedPastSixtyFourAndOneHundredTwentyEightLevelsAreTrackedLevelByLevel()
+      throws Exception {
+    for (int levels : new int[] {70, 130, 200}) {
+      StringBuilder open = new StringBuilder();
+      StringBuilder close = new StringBuilder();
+      for (int k = 0; k < levels; k++) {
+        boolean object = k % 3 != 1; // objects and arrays mixed, so each level's kind matters
+        open.append(object ? "{\"k\":" : "[");
+        close.insert(0, object ? "}" : "]");
+      }
+      byte[] good = utf8("{\"id\":1,\"result\":" + open + "0" + close + "}");
+      JsonRpcMessage expected = JsonRpcCodec.parse(good);
+      assertThat(JsonRpcCodec.parse(good, scan(good, 7))).as("%d levels", levels).isEqualTo(expected);
+      // The same with the bracket that closes level 100 (or the deepest) of the wrong kind.
+      int wrong = close.length() - Math.min(levels, 100);
+      char bad = close.charAt(wrong) == '}' ? ']' : '}';
+      String broken = close.substring(0, wrong) + bad + close.substring(wrong + 1);
+      byte[] mismatched = utf8("{\"id\":1,\"result\":" + open + "0" + broken + "}");
+      assertThat(scan(mismatched, 7)).as("%d levels, one bracket wrong", levels).isNull();
+      assertThatThrownBy(() -> JsonRpcCodec.parse(mismatched)).isInstanceOf(MalformedMessageException.class);
+    }
+  }
+
+  @Test
   void resetStartsANewMessage() throws Exception {
     StreamingScanner scanner = new StreamingScanner();
     byte[] broken = utf8("{\"id\":1,");

@@ -92,8 +92,12 @@ class TokenStoreTest {
     TokenStore store = store();
     store.save("https://mcp.example/mcp", login("access-1"));
     Path file = home.resolve(".config/mcp-stdio/tokens.json");
-    Files.setLastModifiedTime(file, java.nio.file.attribute.FileTime.from(Instant.now().minusSeconds(60)));
-    assertThat(store.load("https://mcp.example/mcp")).hasValue(login("access-1")); // now remembered
+    java.nio.file.attribute.FileTime old = java.nio.file.attribute.FileTime.from(Instant.now().minusSeconds(60));
+    Files.setLastModifiedTime(file, old);
+    assertThat(store.load("https://mcp.example/mcp")).hasValue(login("access-1")); // now remembered:
+    Files.writeString(file, Files.readString(file).replace("access-1", "access-9")); // same inode, size
+    Files.setLastModifiedTime(file, old); // and time, so only memory still knows access-1
+    assertThat(store.load("https://mcp.example/mcp")).hasValue(login("access-1"));
     store.save("https://mcp.example/mcp", login("access-2")); // a new file renamed into place
     assertThat(store.load("https://mcp.example/mcp")).hasValue(login("access-2"));
   }
