@@ -50,9 +50,7 @@ class AuthCommandTest {
     server.script(e -> switch (e.path()) {
       case "/mcp" -> Reply.status(401, "WWW-Authenticate", "Bearer resource_metadata=\"" + base() + "/prm\"");
       case "/prm" -> Reply.json("{\"authorization_servers\":[\"" + base() + "\"]}");
-      case "/.well-known/oauth-authorization-server" -> Reply.json("{\"issuer\":\"" + base() + "\",\"authorization_endpoint\":\""
-          + base() + "/authorize\",\"token_endpoint\":\"" + base() + "/token\",\"revocation_endpoint\":\"" + base()
-          + "/revoke\",\"code_challenge_methods_supported\":[\"S256\"]}");
+      case "/.well-known/oauth-authorization-server" -> Reply.json(OAuthPeers.serverMetadata(base(), "revocation_endpoint", "/revoke"));
       case "/authorize" -> {
         Map<String, String> q = OAuthPeers.form(e.query());
         yield Reply.status(302, "Location", q.get("redirect_uri") + "?code=c&state=" + URLEncoder.encode(q.get("state"),

@@ -49,9 +49,7 @@ class RelayOAuthProcessIT {
       case "/mcp" -> "Bearer the-one-token".equals(e.header("authorization")) ? FakeMcpServer.standard(e)
           : Reply.status(401, "WWW-Authenticate", "Bearer resource_metadata=\"" + base + "/prm\"");
       case "/prm" -> Reply.json("{\"resource\":\"" + base + "/mcp\",\"authorization_servers\":[\"" + base + "\"]}");
-      case "/.well-known/oauth-authorization-server" -> Reply.json("{\"issuer\":\"" + base + "\",\"authorization_endpoint\":\""
-          + base + "/authorize\",\"token_endpoint\":\"" + base + "/token\",\"registration_endpoint\":\"" + base
-          + "/register\",\"code_challenge_methods_supported\":[\"S256\"]}");
+      case "/.well-known/oauth-authorization-server" -> Reply.json(OAuthPeers.serverMetadata(base, "registration_endpoint", "/register"));
       case "/register" -> Reply.body(201, "application/json", "{\"client_id\":\"shared\"}");
       case "/authorize" -> {
         authorizations.incrementAndGet();

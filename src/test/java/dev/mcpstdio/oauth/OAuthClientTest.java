@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.mcpstdio.testing.FakeMcpServer;
 import dev.mcpstdio.testing.FakeMcpServer.Reply;
+import dev.mcpstdio.testing.OAuthPeers;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.nio.charset.StandardCharsets;
@@ -53,9 +54,7 @@ class OAuthClientTest {
     server.script(e -> switch (e.path()) {
       case "/.well-known/oauth-protected-resource/mcp" -> Reply.json("{\"resource\":\"" + mcp() + "\",\"authorization_servers\":[\""
           + base() + "\"],\"scopes_supported\":[\"mcp\"]}");
-      case "/.well-known/oauth-authorization-server" -> Reply.json("{\"issuer\":\"" + base() + "\",\"authorization_endpoint\":\""
-          + base() + "/authorize\",\"token_endpoint\":\"" + base() + "/token\",\"registration_endpoint\":\"" + base()
-          + "/register\",\"code_challenge_methods_supported\":[\"S256\"]}");
+      case "/.well-known/oauth-authorization-server" -> Reply.json(OAuthPeers.serverMetadata(base(), "registration_endpoint", "/register"));
       case "/register" -> Reply.body(201, "application/json", "{\"client_id\":\"dyn-" + issued.get() + "\"}");
       case "/authorize" -> {
         Map<String, String> q = FormEncoding.decode(e.query());
@@ -85,7 +84,7 @@ class OAuthClientTest {
     OAuthHttp http = new OAuthHttp(HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build(), Duration.ofSeconds(5));
     OAuthSettings settings = new OAuthSettings(null, null, null, scope, true, null, Duration.ofSeconds(60),
         Duration.ofSeconds(20), false, false, false, true, null);
-    return new OAuthClient(mcp(), settings, store(), http, dev.mcpstdio.testing.OAuthPeers.approving(), log::add, log::add, Clock.fixed(now, ZoneOffset.UTC), slept::add);
+    return new OAuthClient(mcp(), settings, store(), http, OAuthPeers.approving(), log::add, log::add, Clock.fixed(now, ZoneOffset.UTC), slept::add);
   }
 
   private long requests(String path) {
@@ -182,9 +181,7 @@ class OAuthClientTest {
     try {
       String otherBase = "http://127.0.0.1:" + other.port();
       other.script(e -> switch (e.path()) {
-        case "/.well-known/oauth-authorization-server" -> Reply.json("{\"issuer\":\"" + otherBase + "\",\"authorization_endpoint\":\""
-            + otherBase + "/authorize\",\"token_endpoint\":\"" + otherBase + "/token\",\"registration_endpoint\":\"" + otherBase
-            + "/register\",\"code_challenge_methods_supported\":[\"S256\"]}");
+        case "/.well-known/oauth-authorization-server" -> Reply.json(OAuthPeers.serverMetadata(otherBase, "registration_endpoint", "/register"));
         case "/register" -> Reply.json("{\"client_id\":\"other-client\"}");
         case "/authorize" -> {
           Map<String, String> q = FormEncoding.decode(e.query());
@@ -224,9 +221,8 @@ class OAuthClientTest {
   @Test
   void withoutABrowserTheDeviceFlowIsChosenWhenTheServerOffersIt() throws Exception {
     server.script(e -> switch (e.path()) {
-      case "/.well-known/oauth-authorization-server" -> Reply.json("{\"issuer\":\"" + base() + "\",\"authorization_endpoint\":\""
-          + base() + "/authorize\",\"token_endpoint\":\"" + base() + "/token\",\"registration_endpoint\":\"" + base()
-          + "/register\",\"device_authorization_endpoint\":\"" + base() + "/device\",\"code_challenge_methods_supported\":[\"S256\"]}");
+      case "/.well-known/oauth-authorization-server" -> Reply.json(OAuthPeers.serverMetadata(base(), "registration_endpoint", "/register",
+          "device_authorization_endpoint", "/device"));
       case "/register" -> Reply.json("{\"client_id\":\"headless\"}");
       case "/device" -> Reply.json("{\"device_code\":\"dc\",\"user_code\":\"CODE\",\"verification_uri\":\"" + base() + "/a\"}");
       case "/token" -> Reply.json("{\"access_token\":\"via-device\",\"expires_in\":600}");
@@ -265,7 +261,7 @@ class OAuthClientTest {
     };
     OAuthHttp http = new OAuthHttp(HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build(), Duration.ofSeconds(5));
     OAuthClient idTokens = new OAuthClient(mcp(), new OAuthSettings(null, null, null, null, true, null, Duration.ofSeconds(60),
-        Duration.ofSeconds(20), false, false, true, true, null), store(), http, dev.mcpstdio.testing.OAuthPeers.approving(),
+        Duration.ofSeconds(20), false, false, true, true, null), store(), http, OAuthPeers.approving(),
         log::add, log::add, Clock.fixed(now, ZoneOffset.UTC), slept::add);
     assertThat(idTokens.token()).isEqualTo("idt-1");
     assertThat(idTokens.unauthorized("idt-1", null, null)).isEqualTo("idt-2"); // refreshed, not handed back as it was

@@ -85,9 +85,7 @@ class RelayOAuthComponentTest {
       }
       case "/.well-known/oauth-protected-resource/mcp" -> Reply.json("{\"resource\":\"" + base() + "/mcp\","
           + "\"authorization_servers\":[\"" + base() + "\"]}");
-      case "/.well-known/oauth-authorization-server" -> Reply.json("{\"issuer\":\"" + base() + "\",\"authorization_endpoint\":\""
-          + base() + "/authorize\",\"token_endpoint\":\"" + base() + "/token\",\"registration_endpoint\":\"" + base()
-          + "/register\",\"code_challenge_methods_supported\":[\"S256\"]}");
+      case "/.well-known/oauth-authorization-server" -> Reply.json(OAuthPeers.serverMetadata(base(), "registration_endpoint", "/register"));
       case "/register" -> Reply.body(201, "application/json", "{\"client_id\":\"relay-client\"}");
       case "/authorize" -> {
         Map<String, String> q = OAuthPeers.form(e.query());

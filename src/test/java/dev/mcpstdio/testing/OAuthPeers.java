@@ -7,7 +7,10 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.Map;
 
-/** What OAuth tests play: the user who approves in the browser, and the reading of form bodies. */
+/**
+ * What OAuth tests play: the user who approves in the browser, the authorization server's
+ * metadata, and the reading of form bodies.
+ */
 public final class OAuthPeers {
 
   private OAuthPeers() {}
@@ -33,5 +36,19 @@ public final class OAuthPeers {
   /** {@code a=1&b=2} (a form body or a query), decoded; the first of repeated keys wins. */
   public static Map<String, String> form(String raw) {
     return dev.mcpstdio.oauth.FormEncoding.decode(raw);
+  }
+
+  /**
+   * The RFC 8414 metadata of an authorization server at {@code base}: its issuer, {@code /authorize}
+   * and {@code /token}, PKCE with S256, and further endpoints given as name and path pairs (say
+   * {@code "registration_endpoint", "/register"}).
+   */
+  public static String serverMetadata(String base, String... endpointPaths) {
+    StringBuilder json = new StringBuilder("{\"issuer\":\"" + base + "\",\"authorization_endpoint\":\"" + base
+        + "/authorize\",\"token_endpoint\":\"" + base + "/token\"");
+    for (int k = 0; k + 1 < endpointPaths.length; k += 2) {
+      json.append(",\"").append(endpointPaths[k]).append("\":\"").append(base).append(endpointPaths[k + 1]).append('"');
+    }
+    return json.append(",\"code_challenge_methods_supported\":[\"S256\"]}").toString();
   }
 }
