@@ -6,6 +6,7 @@ import dev.mcpstdio.jsonrpc.JsonRpcMessage.Notification;
 import dev.mcpstdio.jsonrpc.JsonRpcMessage.Request;
 import dev.mcpstdio.jsonrpc.JsonRpcMessage.Response;
 import dev.mcpstdio.wire.Bytes;
+import dev.mcpstdio.wire.Utf8;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -92,6 +93,21 @@ public final class JsonRpcCodec {
       throw new IllegalArgumentException("the layout does not describe these bytes");
     }
     return classify(bytes, layout);
+  }
+
+  /**
+   * Classifies a message as a peer sent it ({@code bytes} trimmed): from {@code layout} when a
+   * {@link StreamingScanner} found one for exactly these bytes, else after checking that they are
+   * UTF-8 and scanning them.
+   */
+  public static JsonRpcMessage parseReceived(byte[] bytes, MessageLayout layout) throws MalformedMessageException {
+    if (layout != null && layout.length() == bytes.length) {
+      return parse(bytes, layout); // checked while it arrived
+    }
+    if (!Utf8.isValid(bytes)) {
+      throw new MalformedMessageException("not valid UTF-8");
+    }
+    return parse(bytes);
   }
 
   private static JsonRpcMessage classify(byte[] bytes, MessageLayout layout) {

@@ -9,7 +9,6 @@ import dev.mcpstdio.jsonrpc.StreamingScanner;
 import dev.mcpstdio.stdio.Log;
 import dev.mcpstdio.wire.SseDecoder;
 import dev.mcpstdio.wire.SseEvent;
-import dev.mcpstdio.wire.Utf8;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
@@ -239,7 +238,7 @@ final class LegacySseUpstream {
       }
     } else if (type.equals("message")) {
       try {
-        JsonRpcMessage message = parse(event.data(), layout);
+        JsonRpcMessage message = JsonRpcCodec.parseReceived(event.data(), layout);
         if (message instanceof JsonRpcMessage.Response r && r.id() != null && r.id().equals(replayId)) {
           replayAnswered.complete(null); // the replayed handshake's answer: internal
           return;
@@ -249,17 +248,6 @@ final class LegacySseUpstream {
         log.warn("the server sent an event that is not JSON-RPC (" + e.getMessage() + "); dropped");
       }
     }
-  }
-
-  /** The event's message: from the scanner's layout when it has one, else checked and parsed here. */
-  private static JsonRpcMessage parse(byte[] data, MessageLayout layout) throws MalformedMessageException {
-    if (layout != null && layout.length() == data.length) {
-      return JsonRpcCodec.parse(data, layout);
-    }
-    if (!Utf8.isValid(data)) {
-      throw new MalformedMessageException("not valid UTF-8");
-    }
-    return JsonRpcCodec.parse(data);
   }
 
   /** Replays the host's handshake on a new server session, then lets waiting POSTs through. */

@@ -20,7 +20,6 @@ import dev.mcpstdio.stdio.Log;
 import dev.mcpstdio.stdio.StdoutWire;
 import dev.mcpstdio.wire.Bytes;
 import dev.mcpstdio.wire.LineReader;
-import dev.mcpstdio.wire.Utf8;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
@@ -192,8 +191,8 @@ public final class Relay {
   }
 
   /**
-   * @param layout what the scanner found while the line arrived (null when it has nothing to say:
-   *     the line is then checked and classified here, which also explains what is wrong with it)
+   * @param layout what the scanner found while the line arrived, or null (the codec then checks
+   *     the line whole, and explains what is wrong with it)
    */
   private void handle(LineReader.Line line, boolean memoryExhausted, MessageLayout layout) throws InterruptedException {
     switch (line) {
@@ -213,17 +212,9 @@ public final class Relay {
         if (bytes.length == 0) {
           return;
         }
-        if (layout != null && layout.length() == bytes.length) {
-          dispatch(JsonRpcCodec.parse(bytes, layout)); // checked while it arrived
-          return;
-        }
-        if (!Utf8.isValid(bytes)) {
-          reject(null, ErrorCodes.PARSE_ERROR, "Parse error: message is not valid UTF-8");
-          return;
-        }
         JsonRpcMessage message;
         try {
-          message = JsonRpcCodec.parse(bytes);
+          message = JsonRpcCodec.parseReceived(bytes, layout);
         } catch (MalformedMessageException e) {
           reject(null, ErrorCodes.PARSE_ERROR, "Parse error: " + e.getMessage());
           return;

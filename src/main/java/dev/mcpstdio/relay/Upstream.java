@@ -496,18 +496,11 @@ final class Upstream {
      */
     boolean deliver(byte[] data, MessageLayout layout) {
       JsonRpcMessage message;
-      if (layout != null && layout.length() == data.length) {
-        message = JsonRpcCodec.parse(data, layout); // checked while it arrived
-      } else if (!Utf8.isValid(data)) {
-        log.warn("dropped a message from upstream that is not valid UTF-8");
+      try {
+        message = JsonRpcCodec.parseReceived(data, layout);
+      } catch (MalformedMessageException e) {
+        log.warn("dropped a malformed message from upstream: " + e.getMessage());
         return false;
-      } else {
-        try {
-          message = JsonRpcCodec.parse(data);
-        } catch (MalformedMessageException e) {
-          log.warn("dropped a malformed message from upstream: " + e.getMessage());
-          return false;
-        }
       }
       if (message instanceof JsonRpcMessage.Invalid invalid) {
         log.warn("dropped an invalid JSON-RPC message from upstream: " + invalid.reason());
