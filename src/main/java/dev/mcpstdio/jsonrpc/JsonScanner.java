@@ -18,10 +18,6 @@ import java.nio.charset.StandardCharsets;
  */
 final class JsonScanner {
 
-  private static final long QUOTES = 0x2222222222222222L;
-  private static final long BACKSLASHES = 0x5C5C5C5C5C5C5C5CL;
-  private static final long SPACES = 0x2020202020202020L;
-
   private final byte[] bytes;
   private final int end;
   private int pos;
@@ -122,7 +118,8 @@ final class JsonScanner {
     int i = pos + 1;
     for (; ; ) {
       if (i + 8 <= end) {
-        long flagged = stringSpecials(Swar.word(bytes, i));
+        long w = Swar.word(bytes, i);
+        long flagged = Swar.stringBreaks(w) & ~w; // non-ASCII bytes are plain here
         if (flagged == 0) {
           i += 8;
           continue;
@@ -151,16 +148,6 @@ final class JsonScanner {
 
   boolean lastStringEscaped() {
     return lastStringEscaped;
-  }
-
-  /**
-   * Marks each byte of {@code w} that is a quote, a backslash or below 0x20 with its high bit.
-   * Bytes at or above 0x80 are never marked (the {@code & ~w} clears them); for an ASCII byte
-   * each difference has its high bit set only when the byte is the one tested for (or below the
-   * bound). Borrows can only mark bytes above a truly marked one, so the lowest mark is exact.
-   */
-  private static long stringSpecials(long w) {
-    return (((w ^ QUOTES) - Swar.ONES) | ((w ^ BACKSLASHES) - Swar.ONES) | (w - SPACES)) & ~w & Swar.HIGHS;
   }
 
   private int escapeEnd(int i) throws MalformedMessageException {

@@ -56,10 +56,6 @@ public final class StreamingScanner implements MessageObserver {
   private static final byte[] FALSE = {'f', 'a', 'l', 's', 'e'};
   private static final byte[] NULL = {'n', 'u', 'l', 'l'};
 
-  private static final long QUOTES = 0x2222222222222222L;
-  private static final long BACKSLASHES = 0x5C5C5C5C5C5C5C5CL;
-  private static final long SPACES = 0x2020202020202020L;
-
   private int state;
   private long fed; // bytes fed so far: the absolute offset of the next chunk's first byte
   private long start; // absolute offset of the message's opening brace
@@ -281,7 +277,7 @@ public final class StreamingScanner implements MessageObserver {
   private int string(byte[] bytes, int i, int end, long base) {
     for (; ; ) {
       while (i + 8 <= end) {
-        long flagged = specials(Swar.word(bytes, i));
+        long flagged = Swar.stringBreaks(Swar.word(bytes, i));
         if (flagged != 0) {
           i += Long.numberOfTrailingZeros(flagged) >>> 3; // the lowest mark is exact
           break;
@@ -313,17 +309,6 @@ public final class StreamingScanner implements MessageObserver {
       }
       i++; // a plain byte in the tail of the chunk, where words no longer fit
     }
-  }
-
-  /**
-   * Marks each byte of {@code w} that ends a run of plain string contents: a quote, a backslash,
-   * a control character (below 0x20) or a non-ASCII byte. For an ASCII byte each difference has
-   * its high bit set only when the byte is the one tested for (or below the bound), so the three
-   * "has zero byte" tests need no masks of their own: a non-ASCII byte is marked by {@code w}
-   * itself. Borrows can only mark bytes above a truly marked one, so the lowest mark is exact.
-   */
-  private static long specials(long w) {
-    return (((w ^ QUOTES) - Swar.ONES) | ((w ^ BACKSLASHES) - Swar.ONES) | (w - SPACES) | w) & Swar.HIGHS;
   }
 
   /** Starts a multi-byte character at its lead byte {@code c}; false when no character starts so. */

@@ -219,6 +219,16 @@ final class ResponseReader implements HttpResponse.BodySubscriber<ResponseReader
     finish(new Result(bytes(), "upstream stream interrupted: " + reason, true, lastEventId(), retry()));
   }
 
+  /**
+   * The client reported the body's failure on the response instead of to this reader (which of
+   * the two it uses is a race inside the client): the body ends as {@link #onError} ends it, or
+   * as it had already ended.
+   */
+  Result interrupted(Throwable t) {
+    onError(t);
+    return result.join();
+  }
+
   @Override
   public void onComplete() {
     watchdog.stop();

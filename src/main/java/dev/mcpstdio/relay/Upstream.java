@@ -9,7 +9,6 @@ import dev.mcpstdio.jsonrpc.MalformedMessageException;
 import dev.mcpstdio.jsonrpc.MessageLayout;
 import dev.mcpstdio.stdio.Log;
 import dev.mcpstdio.wire.Bytes;
-import dev.mcpstdio.wire.Utf8;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.URI;
@@ -25,6 +24,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -351,8 +351,10 @@ final class Upstream {
       IntConsumer onResponse)
       throws IOException, InterruptedException {
     AtomicReference<ResponseReader> reader = new AtomicReference<>();
+    AtomicReference<HttpResponse.ResponseInfo> head = new AtomicReference<>();
     HttpResponse.BodyHandler<ResponseReader.Result> handler =
         info -> {
+          head.set(info);
           onResponse.accept(info.statusCode());
           ResponseReader r = reader(info, delivery, idleTimeout, streamOnly);
           reader.set(r);
@@ -366,6 +368,12 @@ final class Upstream {
       return future.get();
     } catch (ExecutionException e) {
       Throwable cause = e.getCause();
+      ResponseReader r = reader.get();
+      if (r != null && head.get() != null && cause instanceof IOException io) {
+        // The headers came and the body was being read: a cut body, whichever way the client
+        // reports it, is the reader's to describe (what it delivered, where to resume).
+        return new ReadResponse(head.get(), request, r.interrupted(io));
+      }
       if (cause instanceof IOException io) {
         throw io;
       }
@@ -426,6 +434,40 @@ final class Upstream {
     return reader;
   }
 
+  /** A response whose body ended in an error the client reported on the response itself. */
+  private record ReadResponse(HttpResponse.ResponseInfo head, HttpRequest request, ResponseReader.Result body)
+      implements HttpResponse<ResponseReader.Result> {
+    @Override
+    public int statusCode() {
+      return head.statusCode();
+    }
+
+    @Override
+    public HttpHeaders headers() {
+      return head.headers();
+    }
+
+    @Override
+    public Optional<HttpResponse<ResponseReader.Result>> previousResponse() {
+      return Optional.empty();
+    }
+
+    @Override
+    public Optional<javax.net.ssl.SSLSession> sslSession() {
+      return Optional.empty();
+    }
+
+    @Override
+    public URI uri() {
+      return request.uri();
+    }
+
+    @Override
+    public HttpClient.Version version() {
+      return head.version();
+    }
+  }
+
   /** The declared body length, or -1 when absent or not a number. */
   private static long contentLength(HttpHeaders headers) {
     String value = Header.first(headers, "content-length");
@@ -441,11 +483,11 @@ final class Upstream {
       return null;
     }
     byte[] json = Bytes.trim(body.json());
-    if (json.length == 0 || !Utf8.isValid(json)) {
+    if (json.length == 0) {
       return null;
     }
     try {
-      return JsonRpcCodec.parse(json) instanceof Response r && r.isError() ? r : null;
+      return JsonRpcCodec.parseReceived(json, null) instanceof Response r && r.isError() ? r : null;
     } catch (MalformedMessageException e) {
       return null;
     }

@@ -133,20 +133,19 @@ public final class LineReader {
     if (lineLength < line.length) {
       return true;
     }
-    byte[] next;
-    if (!spare.isEmpty()) {
-      next = spare.pop();
-    } else {
-      try {
-        next = new byte[BLOCK];
-      } catch (OutOfMemoryError e) {
-        return false;
-      }
+    try {
+      nextBlock(spare.isEmpty() ? new byte[BLOCK] : spare.pop());
+    } catch (OutOfMemoryError e) {
+      return false;
     }
+    return true;
+  }
+
+  /** The full block joins the line's blocks; {@code next} is filled from here on. */
+  private void nextBlock(byte[] next) {
     blocks.add(line);
     line = next;
     lineLength = 0;
-    return true;
   }
 
   /**
@@ -227,9 +226,7 @@ public final class LineReader {
   private void copy(byte[] source, int offset, int length) {
     while (length > 0) {
       if (lineLength == line.length) {
-        blocks.add(line);
-        line = spare.isEmpty() ? new byte[BLOCK] : spare.pop();
-        lineLength = 0;
+        nextBlock(spare.isEmpty() ? new byte[BLOCK] : spare.pop());
       }
       int n = Math.min(length, line.length - lineLength);
       System.arraycopy(source, offset, line, lineLength, n);

@@ -46,6 +46,23 @@ public final class Swar {
     return ((word - ONES * limit) & ~word & HIGHS) != 0;
   }
 
+  private static final long QUOTES = 0x2222222222222222L;
+  private static final long BACKSLASHES = 0x5C5C5C5C5C5C5C5CL;
+  private static final long SPACES = 0x2020202020202020L;
+
+  /**
+   * Marks with its high bit each byte of {@code w} that ends a run of plain JSON string contents:
+   * a quote, a backslash, a control character (below 0x20) or a non-ASCII byte ({@code & ~w}
+   * drops the last kind, for scanners that take non-ASCII bytes as plain). For an ASCII byte each
+   * difference has its high bit set only when the byte is the one tested for (or below the
+   * bound), so the three "has zero byte" tests need no masks of their own: a non-ASCII byte is
+   * marked by {@code w} itself. Borrows can only mark bytes above a truly marked one, so the
+   * lowest mark is exact.
+   */
+  public static long stringBreaks(long w) {
+    return (((w ^ QUOTES) - ONES) | ((w ^ BACKSLASHES) - ONES) | (w - SPACES) | w) & HIGHS;
+  }
+
   /** Marks each byte of {@code word} equal to {@code b} with its high bit; the lowest mark is exact. */
   private static long zeros(long word, byte b) {
     long x = word ^ (ONES * (b & 0xFF));
