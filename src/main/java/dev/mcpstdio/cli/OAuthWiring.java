@@ -32,6 +32,6 @@ final class OAuthWiring {
         new OutboundHttp.Settings(config.connectTimeout(), config.caFiles(), env)), REQUEST_TIMEOUT);
     String server = config.url().toString();
     OAuthClient client = new OAuthClient(server, s, store, http, Browser.system(env), oauthLog::info, oauthLog::prompt, Clock.systemUTC(), d -> Thread.sleep(d.toMillis()));
-    return new OAuthAuthorization(client, store, server, log.redactor(), s.proactiveRefresh(), Clock.systemUTC());
+    return new OAuthAuthorization(client, log.redactor(), s.proactiveRefresh(), Clock.systemUTC());
   }
 }

@@ -102,7 +102,7 @@ public final class AuthorizationCodeFlow {
     }
   }
 
-  /** RFC 9207 first (a mismatched answer is not even read for its error), then the error, then state. */
+  /** RFC 9207 first (a mismatched answer is not even read for its error), then state, then the error. */
   static void check(LoopbackCallback.Answer answer, String state, Discovery.ServerMetadata server) throws Failed {
     String iss = answer.get("iss");
     if (iss != null && !iss.equals(server.issuer())) {

@@ -85,8 +85,9 @@ public final class OAuthClient {
    * The background refresh: spends the refresh token if the login is still due (another relay may
    * have refreshed it meanwhile); never starts a sign-in, which is left to the next request that
    * needs one.
+   *
+   * @return whether the login is fresh now (refreshed here or by another relay)
    */
-  /** @return whether the login is fresh now (refreshed here or by another relay) */
   public boolean refreshInBackground() throws InterruptedException {
     try (LoginLock ignored = LoginLock.acquire(storeFolder(), serverUrl, settings.flowTimeout().plusSeconds(30))) {
       Optional<TokenRecord> stored = store.load(serverUrl);
@@ -255,8 +256,9 @@ public final class OAuthClient {
     }
   }
 
-  /** A new login: discovery, the client identity, the flow; stored before it is returned. */
   /**
+   * A new login: discovery, the client identity, the flow; stored before it is returned.
+   *
    * @param stepUpScope the union a step-up asks for, or null
    * @param challengeScope the scope a 401's challenge named, or null
    */

@@ -2,7 +2,6 @@ package dev.mcpstdio.relay;
 
 import dev.mcpstdio.oauth.AuthChallenge;
 import dev.mcpstdio.oauth.OAuthClient;
-import dev.mcpstdio.oauth.TokenStore;
 import java.util.List;
 import java.util.Optional;
 
@@ -10,8 +9,6 @@ import java.util.Optional;
 public final class OAuthAuthorization implements Authorization {
 
   private final OAuthClient client;
-  private final TokenStore store;
-  private final String serverUrl;
   /** Tokens kept out of the log at once, at most: the newest; older ones have expired by then. */
   static final int REDACTED_TOKENS = 8;
 
@@ -30,11 +27,8 @@ public final class OAuthAuthorization implements Authorization {
    *     {@link #REDACTED_TOKENS} at a time
    * @param proactive refresh in the background before the token expires
    */
-  public OAuthAuthorization(OAuthClient client, TokenStore store, String serverUrl, dev.mcpstdio.stdio.Redactor redactor,
-      boolean proactive, java.time.Clock clock) {
+  public OAuthAuthorization(OAuthClient client, dev.mcpstdio.stdio.Redactor redactor, boolean proactive, java.time.Clock clock) {
     this.client = client;
-    this.store = store;
-    this.serverUrl = serverUrl;
     this.redactor = redactor;
     this.proactive = proactive;
     this.clock = clock;

@@ -116,7 +116,7 @@ class RelayOAuthComponentTest {
     OAuthClient client = new OAuthClient(url, new OAuthSettings(null, null, null, "mcp", true, null, leeway,
         Duration.ofSeconds(20), false, false, false, true, null), store, http, OAuthPeers.approving(), oauthLog::add,
         oauthLog::add, Clock.systemUTC(), d -> { });
-    return new OAuthAuthorization(client, store, url, new dev.mcpstdio.stdio.Redactor(), proactive, Clock.systemUTC());
+    return new OAuthAuthorization(client, new dev.mcpstdio.stdio.Redactor(), proactive, Clock.systemUTC());
   }
 
   /** The host's traffic to the MCP endpoint (a discovery probe, were there one, left out). */
