@@ -308,10 +308,7 @@ public final class Discovery {
 
   /** A path without trailing slashes, with one leading slash when not empty. */
   private static String trimSlashes(String path) {
-    String p = path == null ? "" : path;
-    while (p.endsWith("/")) {
-      p = p.substring(0, p.length() - 1);
-    }
+    String p = trimTrailingSlash(path == null ? "" : path);
     return p.isEmpty() || p.startsWith("/") ? p : "/" + p;
   }
 

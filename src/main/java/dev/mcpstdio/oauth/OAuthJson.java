@@ -20,7 +20,8 @@ final class OAuthJson {
   /** Stands for a nested object: the field exists, but no value is taken from it. */
   static final Object OPAQUE = new Object();
 
-  private static final JsonFactory JSON = JsonFactory.builder().build();
+  /** The OAuth code's one factory (metadata, token answers, the token store). */
+  static final JsonFactory JSON = JsonFactory.builder().build();
 
   private OAuthJson() {}
 

@@ -26,10 +26,7 @@ public final class ServerKey {
     if (uri.getScheme() == null || uri.getHost() == null) {
       return url;
     }
-    String path = uri.getRawPath() == null ? "" : uri.getRawPath();
-    while (path.endsWith("/")) {
-      path = path.substring(0, path.length() - 1);
-    }
+    String path = Discovery.trimTrailingSlash(uri.getRawPath() == null ? "" : uri.getRawPath());
     String query = uri.getRawQuery();
     return origin(uri) + path + (query == null ? "" : "?" + query);
   }

@@ -122,7 +122,7 @@ public final class TokenStore {
 
   /** Every stored login, by server key. */
   public Map<String, TokenRecord> all() {
-    return readQuietly();
+    return new LinkedHashMap<>(readQuietly());
   }
 
   /** Stores {@code record} as {@code serverUrl}'s login, replacing what was there. */
@@ -160,7 +160,7 @@ public final class TokenStore {
         FileLock ignored = lock(lockFile)) {
       Map<String, TokenRecord> logins;
       try {
-        logins = read();
+        logins = new LinkedHashMap<>(read());
       } catch (TokenStoreFormat.Corrupt e) {
         if (!replaceCorrupt) {
           return; // never clobber a store that could not be read, only to forget something
@@ -232,7 +232,8 @@ public final class TokenStore {
   private volatile Cached cached;
 
   /**
-   * The stored logins, as a copy the caller may change; empty when there is no store. A request
+   * The stored logins, unmodifiable and shared with later reads (a change copies them first);
+   * empty when there is no store. A request
    * reads the store to find its token, so a settled, unchanged file (the same inode, time and
    * size: every write renames a new file into place) is answered from memory after one {@code stat}.
    */
@@ -244,15 +245,15 @@ public final class TokenStore {
           java.nio.file.attribute.BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
       now = a.isRegularFile() ? new Version(a.fileKey(), a.lastModifiedTime(), a.size()) : null;
     } catch (NoSuchFileException e) {
-      return new LinkedHashMap<>();
+      return Map.of();
     }
     Cached known = cached;
     if (now != null && now.key() != null && known != null && known.settled() && now.equals(known.version())) {
-      return new LinkedHashMap<>(known.logins());
+      return known.logins();
     }
-    Map<String, TokenRecord> fresh = readFile();
+    Map<String, TokenRecord> fresh = java.util.Collections.unmodifiableMap(readFile());
     boolean settled = now != null && now.modified().toInstant().isBefore(readAt.minus(SETTLED));
-    cached = new Cached(now, java.util.Collections.unmodifiableMap(new LinkedHashMap<>(fresh)), settled);
+    cached = new Cached(now, fresh, settled);
     return fresh;
   }
 

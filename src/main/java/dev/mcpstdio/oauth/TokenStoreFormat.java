@@ -20,7 +20,7 @@ import java.util.Map;
  */
 final class TokenStoreFormat {
 
-  private static final JsonFactory JSON = JsonFactory.builder().build();
+  private static final JsonFactory JSON = OAuthJson.JSON;
 
   /** The file holds no JSON object of logins. */
   static final class Corrupt extends Exception {
