@@ -106,6 +106,36 @@ public final class Json {
     }
   }
 
+  /**
+   * The span of the literal {@code null} when it is the value of the first member {@code name} of
+   * the object in {@code span}; else (another value, no such member, not an object) null. Reads
+   * the object only up to that member, so a large value after it costs nothing: the one check made
+   * of every {@code tools/call}, whose arguments may be megabytes.
+   */
+  public static JsonSpan nullMember(byte[] bytes, JsonSpan span, String name) {
+    if (span == null) {
+      return null;
+    }
+    try (JsonParser p = parser(bytes, span.start(), span.length())) {
+      if (p.nextToken() != JsonToken.START_OBJECT) {
+        return null;
+      }
+      while (p.nextToken() == JsonToken.FIELD_NAME) {
+        boolean wanted = name.equals(p.currentName());
+        JsonToken value = p.nextToken();
+        if (wanted) {
+          return value == JsonToken.VALUE_NULL
+              ? new JsonSpan(tokenStart(p, span.start()), valueEnd(p, span.start()))
+              : null;
+        }
+        finishValue(p);
+      }
+      return null;
+    } catch (IOException e) {
+      return null;
+    }
+  }
+
   /** The member {@code name} of the object in {@code span}, or null. */
   public static JsonSpan field(byte[] bytes, JsonSpan span, String name) {
     Map<String, JsonSpan> fields = fields(bytes, span);

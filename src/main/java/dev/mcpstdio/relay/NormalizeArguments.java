@@ -6,7 +6,6 @@ import dev.mcpstdio.jsonrpc.JsonRpcMessage;
 import dev.mcpstdio.jsonrpc.JsonRpcMessage.Request;
 import dev.mcpstdio.jsonrpc.JsonSpan;
 import dev.mcpstdio.jsonrpc.MalformedMessageException;
-import dev.mcpstdio.wire.Bytes;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -25,23 +24,13 @@ final class NormalizeArguments implements Interceptor {
     return chain.proceed(rewritten == call.message() ? call : call.withBody(rewritten));
   }
 
-  /** A cheap pre-check: without the bytes {@code null} in params there is nothing to rewrite. */
-  private static boolean mentionsNull(Request request) {
-    JsonSpan params = request.params();
-    if (params == null) {
-      return false;
-    }
-    return Bytes.contains(request.bytes(), "null", params.start(), params.end());
-  }
-
   static JsonRpcMessage normalize(JsonRpcMessage message) {
-    if (!(message instanceof Request request)
-        || !"tools/call".equals(request.method())
-        || !mentionsNull(request)) {
+    if (!(message instanceof Request request) || !"tools/call".equals(request.method())) {
       return message;
     }
-    JsonSpan arguments = Json.field(request.bytes(), request.params(), "arguments");
-    if (arguments == null || !arguments.is(request.bytes(), "null")) {
+    // Only params up to "arguments" is read (a repeated "arguments" counts by its first value).
+    JsonSpan arguments = Json.nullMember(request.bytes(), request.params(), "arguments");
+    if (arguments == null) {
       return message;
     }
     try {

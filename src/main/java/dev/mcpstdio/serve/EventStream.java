@@ -61,7 +61,7 @@ final class EventStream {
   /** An event with a name other than {@code message} (the legacy transport's {@code endpoint}). */
   void event(String name, byte[] json) throws IOException {
     // Raw CR or LF (whitespace in valid JSON) would split the data line.
-    byte[] data = Ndjson.needsRewrite(json) ? java.util.Arrays.copyOf(Ndjson.frame(json), Ndjson.frame(json).length - 1) : json;
+    byte[] data = Ndjson.needsRewrite(json) ? Ndjson.rewrite(json, 0, json.length) : json;
     ByteBuffer event = ByteBuffer.allocate(name.length() + data.length + 16);
     event.put(("event: " + name + "\ndata: ").getBytes(StandardCharsets.US_ASCII)).put(data).put(EVENT_TAIL).flip();
     Replies.blockingWrite(response, false, event);
@@ -74,8 +74,8 @@ final class EventStream {
 
   private static ByteBuffer event(byte[] json, String id) {
     // Raw CR or LF can only be whitespace in valid JSON; they would split the data line.
-    byte[] line = Ndjson.needsRewrite(json) ? Ndjson.frame(json) : json;
-    int length = line == json ? json.length : line.length - 1; // frame() adds an LF
+    byte[] line = Ndjson.needsRewrite(json) ? Ndjson.rewrite(json, 0, json.length) : json;
+    int length = line.length;
     byte[] idLine = id == null ? new byte[0] : ("id: " + id + "\n").getBytes(StandardCharsets.US_ASCII);
     ByteBuffer event = ByteBuffer.allocate(idLine.length + EVENT_HEAD.length + length + EVENT_TAIL.length);
     event.put(idLine).put(EVENT_HEAD).put(line, 0, length).put(EVENT_TAIL).flip();

@@ -55,9 +55,10 @@ public final class StdoutWire {
    * @return false when the wire is broken and the message was not written
    */
   public boolean write(byte[] json) {
-    // A small message is framed into one array (one write, one syscall). A large one that needs
-    // no rewrite goes out as it is, followed by the LF: no copy of a megabyte just to add a byte.
-    byte[] line = json.length < LARGE || Ndjson.needsRewrite(json) ? Ndjson.frame(json) : null;
+    // A small message is framed into one array (one write, one syscall). A large one goes out in
+    // slices, each checked just before it is written and rewritten only if it needs it: no copy
+    // of a megabyte just to add the LF, and the host reads the first slice while the next is checked.
+    byte[] line = json.length < LARGE ? Ndjson.frame(json) : null;
     boolean failed = false;
     lock.lock();
     try {
@@ -69,8 +70,13 @@ public final class StdoutWire {
       } else {
         // In slices: the first bytes reach the host while the rest is still being copied (one
         // write of the whole would first copy all of it into a native buffer of its size).
-        for (int at = 0; at < json.length; at += LARGE) {
-          out.write(json, at, Math.min(LARGE, json.length - at));
+        for (int at = 0, end; at < json.length; at = end) {
+          end = Ndjson.characterBoundary(json, Math.min(json.length, at + LARGE));
+          if (Ndjson.needsRewrite(json, at, end)) {
+            out.write(Ndjson.rewrite(json, at, end));
+          } else {
+            out.write(json, at, end - at);
+          }
         }
         out.write('\n');
       }

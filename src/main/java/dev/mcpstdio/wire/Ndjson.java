@@ -21,8 +21,13 @@ public final class Ndjson {
    * U+2028 or U+2029), so a writer can otherwise send the bytes as they are and then the LF.
    */
   public static boolean needsRewrite(byte[] json) {
-    int i = 0;
-    for (; i + 8 <= json.length; i += 8) {
+    return needsRewrite(json, 0, json.length);
+  }
+
+  /** As {@link #needsRewrite(byte[])}, for {@code json[from, to)}, a range that splits no character. */
+  public static boolean needsRewrite(byte[] json, int from, int to) {
+    int i = from;
+    for (; i + 8 <= to; i += 8) {
       long w = Swar.word(json, i);
       if ((((w - SPACES) & ~w | w) & Swar.HIGHS) == 0) {
         continue; // no control byte and no non-ASCII byte: the common word, in four operations
@@ -30,46 +35,72 @@ public final class Ndjson {
       if (Swar.hasByteBelow(w, 0x20) || Swar.hasByte(w, (byte) 0xE2)) {
         // Control bytes include the harmless tab, and E2 leads many characters: look closer.
         for (int k = i; k < i + 8; k++) {
-          if (breaksLine(json, k)) {
+          if (breaksLine(json, k, to)) {
             return true;
           }
         }
       }
     }
-    for (; i < json.length; i++) {
-      if (breaksLine(json, i)) {
+    for (; i < to; i++) {
+      if (breaksLine(json, i, to)) {
         return true;
       }
     }
     return false;
   }
 
-  private static boolean breaksLine(byte[] json, int i) {
-    return json[i] == '\n' || json[i] == '\r' || isLineSeparator(json, i);
+  private static boolean breaksLine(byte[] json, int i, int to) {
+    return json[i] == '\n' || json[i] == '\r' || isLineSeparator(json, i, to);
   }
 
+  /** The message as one line: rewritten where needed (see the class comment), then an LF. */
   public static byte[] frame(byte[] json) {
+    return rewrite(json, 0, json.length, true);
+  }
+
+  /**
+   * {@code json[from, to)} rewritten as {@link #frame} rewrites it, without an LF: a writer that
+   * sends a large message in slices rewrites only the slices that need it. The range must split
+   * no character (see {@link #characterBoundary}).
+   */
+  public static byte[] rewrite(byte[] json, int from, int to) {
+    return rewrite(json, from, to, false);
+  }
+
+  /**
+   * {@code index}, moved back over at most three UTF-8 continuation bytes: where the character
+   * that holds {@code json[index]} starts, so a slice ending there splits no character.
+   */
+  public static int characterBoundary(byte[] json, int index) {
+    int at = index;
+    for (int k = 0; k < 3 && at > 0 && at < json.length && (json[at] & 0xC0) == 0x80; k++) {
+      at--;
+    }
+    return at;
+  }
+
+  private static byte[] rewrite(byte[] json, int from, int to, boolean lf) {
     int extra = 0;
     boolean rewrite = false;
-    for (int i = 0; i < json.length; i++) {
+    for (int i = from; i < to; i++) {
       byte b = json[i];
       if (b == '\n' || b == '\r') {
         rewrite = true;
-      } else if (isLineSeparator(json, i)) {
+      } else if (isLineSeparator(json, i, to)) {
         rewrite = true;
         extra += 3; // 3 UTF-8 bytes become the 6 ASCII bytes of an escape
       }
     }
-    byte[] out = new byte[json.length + extra + 1];
+    byte[] out = new byte[to - from + extra + (lf ? 1 : 0)];
     if (!rewrite) {
-      System.arraycopy(json, 0, out, 0, json.length);
+      System.arraycopy(json, from, out, 0, to - from);
     } else {
       int o = 0;
-      for (int i = 0; i < json.length; i++) {
+      for (int i = from; i < to; i++) {
         byte b = json[i];
         if (b == '\n' || b == '\r') {
           out[o++] = ' ';
-        } else if (isLineSeparator(json, i)) {
+        } else if (isLineSeparator(json, i, to)) {
           out[o++] = '\\';
           out[o++] = 'u';
           out[o++] = '2';
@@ -82,14 +113,16 @@ public final class Ndjson {
         }
       }
     }
-    out[out.length - 1] = '\n';
+    if (lf) {
+      out[out.length - 1] = '\n';
+    }
     return out;
   }
 
   /** U+2028 is E2 80 A8 in UTF-8, U+2029 is E2 80 A9. */
-  private static boolean isLineSeparator(byte[] b, int i) {
+  private static boolean isLineSeparator(byte[] b, int i, int to) {
     return b[i] == (byte) 0xE2
-        && i + 2 < b.length
+        && i + 2 < to
         && b[i + 1] == (byte) 0x80
         && (b[i + 2] == (byte) 0xA8 || b[i + 2] == (byte) 0xA9);
   }

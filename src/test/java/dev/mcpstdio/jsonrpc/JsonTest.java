@@ -166,4 +166,28 @@ class JsonTest {
   void quoteEscapesQuoteAndBackslash() {
     assertThat(Json.quote("a\"b\\c")).isEqualTo("\"a\\\"b\\\\c\"");
   }
+
+  @Test
+  void nullMemberFindsOnlyALiteralNullAsTheFirstValueOfItsName() {
+    byte[] b = utf8("{\"name\":\"t\", \"arguments\" :  null , \"more\":1}");
+    JsonSpan span = Json.nullMember(b, whole(b), "arguments");
+    assertThat(span).isNotNull();
+    assertThat(span.text(b)).isEqualTo("null");
+    for (String other : List.of("{\"arguments\":{}}", "{\"arguments\":\"null\"}", "{\"arguments\":[null]}",
+        "{\"a\":null}", "{}", "[null]", "null", "{\"x\":{\"arguments\":null}}",
+        "{\"arguments\":{},\"arguments\":null}")) { // a repeated name counts by its first value
+      byte[] o = utf8(other);
+      assertThat(Json.nullMember(o, whole(o), "arguments")).as(other).isNull();
+    }
+    assertThat(Json.nullMember(b, null, "arguments")).isNull();
+  }
+
+  @Test
+  void nullMemberReadsNoFurtherThanTheMember() {
+    // Everything after the member is left unread: a value there that is not even JSON is not seen.
+    byte[] b = utf8("{\"arguments\":{\"k\":1},\"rest\":\"" + "x".repeat(100) + "\u0001");
+    assertThat(Json.nullMember(b, whole(b), "arguments")).isNull();
+    byte[] n = utf8("{\"arguments\":null,\"rest\":\"" + "x".repeat(100) + "\u0001");
+    assertThat(Json.nullMember(n, whole(n), "arguments").text(n)).isEqualTo("null");
+  }
 }

@@ -209,4 +209,42 @@ class StdoutWireTest {
     assertThat(out.text()).isEqualTo("{}\n");
     assertThat(calls.get()).isZero(); // a deliberate close is not a broken pipe
   }
+
+  /** Counts the writes handed to the stream, to see a large message leave in slices. */
+  static final class Counting extends ByteArrayOutputStream {
+    int writes;
+
+    @Override
+    public synchronized void write(byte[] b, int off, int len) {
+      writes++;
+      super.write(b, off, len);
+    }
+  }
+
+  @Test
+  void aLargeMessageLeavesInSlicesRewrittenExactlyAsAWholeFrameWouldBe() {
+    // Line separators placed so that a 64 KiB slice boundary falls before, inside (after each of
+    // its first two bytes) and after one; raw CR/LF whitespace at a boundary and at the end.
+    for (int shift = -3; shift <= 1; shift++) {
+      StringBuilder json = new StringBuilder("{\"a\":\"");
+      json.append("x".repeat(StdoutWire.LARGE - json.length() + shift)).append('\u2028');
+      json.append("y".repeat(StdoutWire.LARGE - 2)).append('\u2029').append("\u00e9z".repeat(20_000));
+      json.append("\"\r\n,\"b\":\n1}");
+      byte[] bytes = b(json.toString());
+      Counting out = new Counting();
+      assertThat(new StdoutWire(out).write(bytes)).isTrue();
+      assertThat(out.toByteArray()).as("shift " + shift).isEqualTo(dev.mcpstdio.wire.Ndjson.frame(bytes));
+      assertThat(out.writes).isGreaterThanOrEqualTo(3);
+    }
+  }
+
+  @Test
+  void aLargeMessageWithNothingToRewriteIsWrittenFromItsOwnBytes() {
+    byte[] bytes = b("{\"a\":\"" + "\u00e9".repeat(StdoutWire.LARGE) + "\"}");
+    Counting out = new Counting();
+    assertThat(new StdoutWire(out).write(bytes)).isTrue();
+    byte[] expected = java.util.Arrays.copyOf(bytes, bytes.length + 1);
+    expected[bytes.length] = '\n';
+    assertThat(out.toByteArray()).isEqualTo(expected);
+  }
 }

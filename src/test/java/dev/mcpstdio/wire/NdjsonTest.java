@@ -142,4 +142,33 @@ class NdjsonTest {
       }
     }
   }
+
+  @Test
+  void slicesCutAtCharacterBoundariesRewriteToTheWholeFrame() {
+    byte[] json = b("{\"k\":\"a\u2028\u00e9\u20ac\ud83d\ude00b\u2029\"\r\n}");
+    byte[] whole = Ndjson.frame(json);
+    for (int size = 4; size <= json.length; size++) { // a slice holds at least one whole character
+      java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+      for (int at = 0, end; at < json.length; at = end) {
+        end = Ndjson.characterBoundary(json, Math.min(json.length, at + size));
+        if (end < json.length) {
+          assertThat(json[end] & 0xC0).as("slice of %d ends inside a character", size).isNotEqualTo(0x80);
+        }
+        out.writeBytes(Ndjson.needsRewrite(json, at, end) ? Ndjson.rewrite(json, at, end) : Arrays.copyOfRange(json, at, end));
+      }
+      out.write('\n');
+      assertThat(out.toByteArray()).as("slices of %d", size).isEqualTo(whole);
+    }
+  }
+
+  @Test
+  void characterBoundaryStepsBackOverContinuationBytesOnly() {
+    byte[] json = b("a\ud83d\ude00b"); // a, F0 9F 98 80, b
+    assertThat(Ndjson.characterBoundary(json, 0)).isZero();
+    assertThat(Ndjson.characterBoundary(json, 1)).isEqualTo(1);
+    assertThat(Ndjson.characterBoundary(json, 2)).isEqualTo(1);
+    assertThat(Ndjson.characterBoundary(json, 4)).isEqualTo(1);
+    assertThat(Ndjson.characterBoundary(json, 5)).isEqualTo(5);
+    assertThat(Ndjson.characterBoundary(json, json.length)).isEqualTo(json.length);
+  }
 }
