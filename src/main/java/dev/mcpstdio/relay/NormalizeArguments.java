@@ -6,6 +6,7 @@ import dev.mcpstdio.jsonrpc.JsonRpcMessage;
 import dev.mcpstdio.jsonrpc.JsonRpcMessage.Request;
 import dev.mcpstdio.jsonrpc.JsonSpan;
 import dev.mcpstdio.jsonrpc.MalformedMessageException;
+import dev.mcpstdio.wire.Bytes;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -24,11 +25,20 @@ final class NormalizeArguments implements Interceptor {
     return chain.proceed(rewritten == call.message() ? call : call.withBody(rewritten));
   }
 
+  /** Params up to this size are first searched for the bytes {@code null} (cheaper than parsing). */
+  static final int PRECHECK_MAX = 64 * 1024;
+
   static JsonRpcMessage normalize(JsonRpcMessage message) {
     if (!(message instanceof Request request) || !"tools/call".equals(request.method())) {
       return message;
     }
-    // Only params up to "arguments" is read (a repeated "arguments" counts by its first value).
+    JsonSpan params = request.params();
+    if (params == null || params.length() <= PRECHECK_MAX
+        && !Bytes.contains(request.bytes(), "null", params.start(), params.end())) {
+      return message; // the common small call: no null anywhere in params, nothing to parse
+    }
+    // Only params up to "arguments" is read (a repeated "arguments" counts by its first value),
+    // so a megabyte of arguments is not searched.
     JsonSpan arguments = Json.nullMember(request.bytes(), request.params(), "arguments");
     if (arguments == null) {
       return message;

@@ -28,7 +28,21 @@ public final class Bytes {
     return Swar.indexOf(bytes, b, from, to);
   }
 
-
+  /** True when {@code literal} (ASCII) occurs in {@code [from, to)}. */
+  public static boolean contains(byte[] bytes, String literal, int from, int to) {
+    byte first = (byte) literal.charAt(0);
+    int last = to - literal.length();
+    for (int i = indexOf(bytes, first, from, to); i >= 0 && i <= last; i = indexOf(bytes, first, i + 1, to)) {
+      int k = 1;
+      while (k < literal.length() && bytes[i + k] == literal.charAt(k)) {
+        k++;
+      }
+      if (k == literal.length()) {
+        return true;
+      }
+    }
+    return false;
+  }
 
   private static boolean isSpace(byte b) {
     return b == ' ' || b == '\t' || b == '\r' || b == '\n';

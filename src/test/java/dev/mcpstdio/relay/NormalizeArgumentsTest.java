@@ -68,4 +68,15 @@ class NormalizeArgumentsTest {
     assertThat(s(NormalizeArguments.normalize(msg(in))))
         .isEqualTo("{\"id\":1,\"method\":\"tools/call\",\"params\":{\"x\":{\"arguments\":null},\"arguments\":{},\"s\":\"arguments: null\"}}");
   }
+
+  @Test
+  void largeParamsAreJudgedByTheirFirstArgumentsMemberAlone() throws Exception {
+    String big = "x".repeat(NormalizeArguments.PRECHECK_MAX);
+    String nulled = "{\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"t\",\"arguments\":null,\"_meta\":{\"pad\":\"" + big + "\"}}}";
+    assertThat(s(NormalizeArguments.normalize(msg(nulled))))
+        .isEqualTo(nulled.replace("\"arguments\":null", "\"arguments\":{}"));
+    String kept = "{\"id\":1,\"method\":\"tools/call\",\"params\":{\"arguments\":{\"v\":null,\"pad\":\"" + big + "\"}}}";
+    JsonRpcMessage keptMessage = msg(kept);
+    assertThat(NormalizeArguments.normalize(keptMessage)).isSameAs(keptMessage);
+  }
 }

@@ -46,13 +46,14 @@ class BytesTest {
   }
 
   @org.junit.jupiter.api.Test
-  void findsAByteAtEveryOffsetAndAcrossWordBoundaries() {
+  void findsALiteralAtEveryOffsetAndAcrossWordBoundaries() {
     for (int pad = 0; pad < 20; pad++) {
       byte[] b = ("x".repeat(pad) + "nul null n").getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+      org.assertj.core.api.Assertions.assertThat(Bytes.contains(b, "null", 0, b.length)).isTrue();
+      org.assertj.core.api.Assertions.assertThat(Bytes.contains(b, "null", 0, pad + 7)).isFalse(); // cut before its end
       org.assertj.core.api.Assertions.assertThat(Bytes.indexOf(b, (byte) 'n', 0, b.length)).isEqualTo(pad);
-      org.assertj.core.api.Assertions.assertThat(Bytes.indexOf(b, (byte) 'n', pad + 1, b.length)).isEqualTo(pad + 4);
-      org.assertj.core.api.Assertions.assertThat(Bytes.indexOf(b, (byte) 'n', 0, pad)).isEqualTo(-1);
     }
+    byte[] none = "nu ll nul".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    org.assertj.core.api.Assertions.assertThat(Bytes.contains(none, "null", 0, none.length)).isFalse();
   }
-
 }
