@@ -24,5 +24,5 @@ if not exist "%JAR%" (
   )
   popd
 )
-"%JAVA%" -Xlog:disable -Xlog:all=warning:stderr -XX:+DisplayVMOutputToStderr -XX:+UseSerialGC -Xss512k -Xms16m -Xmx40m -XX:MinHeapFreeRatio=10 -XX:MaxHeapFreeRatio=40 -XX:MaxInlineLevel=6 -XX:InlineSmallCode=1000 -XX:FreqInlineSize=100 "-XX:SharedArchiveFile=%HERE%target\mcp-stdio.jsa" -XX:+AutoCreateSharedArchive %MCP_STDIO_JAVA_OPTS% -jar "%JAR%" %*
+"%JAVA%" -Xlog:disable -Xlog:all=warning:stderr -XX:+DisplayVMOutputToStderr -XX:+UseSerialGC -Xss512k -Xms40m -Xmx40m -XX:NewRatio=1 -XX:MinHeapFreeRatio=10 -XX:MaxHeapFreeRatio=40 -XX:MaxInlineLevel=6 -XX:InlineSmallCode=1000 -XX:FreqInlineSize=100 "-XX:SharedArchiveFile=%HERE%target\mcp-stdio.jsa" -XX:+AutoCreateSharedArchive %MCP_STDIO_JAVA_OPTS% -jar "%JAR%" %*
 exit /b %ERRORLEVEL%
