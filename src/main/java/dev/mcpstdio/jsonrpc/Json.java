@@ -109,8 +109,8 @@ public final class Json {
   /**
    * The span of the literal {@code null} when it is the value of the first member {@code name} of
    * the object in {@code span}; else (another value, no such member, not an object) null. Reads
-   * the object only up to that member, so a large value after it costs nothing: the one check made
-   * of every {@code tools/call}, whose arguments may be megabytes.
+   * the object only up to that member, so a large value after it costs nothing (a {@code tools/call}
+   * whose arguments are megabytes is judged by its first bytes).
    */
   public static JsonSpan nullMember(byte[] bytes, JsonSpan span, String name) {
     if (span == null) {
