@@ -24,5 +24,8 @@ if not exist "%JAR%" (
   )
   popd
 )
-"%JAVA%" -Xlog:disable -Xlog:all=warning:stderr -XX:+DisplayVMOutputToStderr -XX:+UseSerialGC -Xss512k -Xms40m -Xmx40m -XX:NewRatio=1 -XX:MinHeapFreeRatio=10 -XX:MaxHeapFreeRatio=40 -XX:MaxInlineLevel=6 -XX:InlineSmallCode=1000 -XX:FreqInlineSize=100 "-XX:SharedArchiveFile=%HERE%target\mcp-stdio.jsa" -XX:+AutoCreateSharedArchive %MCP_STDIO_JAVA_OPTS% -jar "%JAR%" %*
+rem The relay's heap is 40 MiB from the start, half young; serve's starts small with a 512 MiB ceiling
+set "HEAP=-Xms40m -Xmx40m -XX:NewRatio=1"
+if /i "%~1"=="serve" set "HEAP=-Xms16m -Xmx512m -XX:NewRatio=2"
+"%JAVA%" -Xlog:disable -Xlog:all=warning:stderr -XX:+DisplayVMOutputToStderr -XX:+UseSerialGC -Xss512k %HEAP% -XX:MinHeapFreeRatio=10 -XX:MaxHeapFreeRatio=40 -XX:MaxInlineLevel=6 -XX:InlineSmallCode=1000 -XX:FreqInlineSize=100 "-XX:SharedArchiveFile=%HERE%target\mcp-stdio.jsa" -XX:+AutoCreateSharedArchive %MCP_STDIO_JAVA_OPTS% -jar "%JAR%" %*
 exit /b %ERRORLEVEL%

@@ -25,21 +25,34 @@ final class NormalizeArguments implements Interceptor {
     return chain.proceed(rewritten == call.message() ? call : call.withBody(rewritten));
   }
 
-  /** Params up to this size are first searched for the bytes {@code null} (cheaper than parsing). */
-  static final int PRECHECK_MAX = 64 * 1024;
+  /**
+   * Params up to this size are judged whole: searched for the bytes {@code null} first (cheaper
+   * than parsing), then parsed, a repeated {@code arguments} counting by its last value as JSON
+   * readers take it. Larger params are read only up to their first {@code arguments} member, which
+   * decides alone, so a megabyte of arguments is not searched twice over.
+   */
+  static final int WHOLE_MAX = 64 * 1024;
 
   static JsonRpcMessage normalize(JsonRpcMessage message) {
     if (!(message instanceof Request request) || !"tools/call".equals(request.method())) {
       return message;
     }
+    byte[] bytes = request.bytes();
     JsonSpan params = request.params();
-    if (params == null || params.length() <= PRECHECK_MAX
-        && !Bytes.contains(request.bytes(), "null", params.start(), params.end())) {
-      return message; // the common small call: no null anywhere in params, nothing to parse
+    JsonSpan arguments;
+    if (params == null) {
+      return message;
+    } else if (params.length() <= WHOLE_MAX) {
+      if (!Bytes.contains(bytes, "null", params.start(), params.end())) {
+        return message; // the common small call: no null anywhere in params
+      }
+      arguments = Json.field(bytes, params, "arguments");
+      if (arguments != null && !arguments.is(bytes, "null")) {
+        return message;
+      }
+    } else {
+      arguments = Json.nullMember(bytes, params, "arguments");
     }
-    // Only params up to "arguments" is read (a repeated "arguments" counts by its first value),
-    // so a megabyte of arguments is not searched.
-    JsonSpan arguments = Json.nullMember(request.bytes(), request.params(), "arguments");
     if (arguments == null) {
       return message;
     }

@@ -75,10 +75,9 @@ final class EventStream {
   private static ByteBuffer event(byte[] json, String id) {
     // Raw CR or LF can only be whitespace in valid JSON; they would split the data line.
     byte[] line = Ndjson.needsRewrite(json) ? Ndjson.rewrite(json, 0, json.length) : json;
-    int length = line.length;
     byte[] idLine = id == null ? new byte[0] : ("id: " + id + "\n").getBytes(StandardCharsets.US_ASCII);
-    ByteBuffer event = ByteBuffer.allocate(idLine.length + EVENT_HEAD.length + length + EVENT_TAIL.length);
-    event.put(idLine).put(EVENT_HEAD).put(line, 0, length).put(EVENT_TAIL).flip();
+    ByteBuffer event = ByteBuffer.allocate(idLine.length + EVENT_HEAD.length + line.length + EVENT_TAIL.length);
+    event.put(idLine).put(EVENT_HEAD).put(line).put(EVENT_TAIL).flip();
     return event;
   }
 

@@ -26,6 +26,7 @@ public final class StdoutWire {
 
   private final OutputStream out;
   private final ReentrantLock lock = new ReentrantLock();
+  private byte[] scratch; // a rewritten slice of a large message; guarded by lock
   private volatile boolean broken;
   private volatile Runnable onBroken = () -> {};
 
@@ -68,17 +69,7 @@ public final class StdoutWire {
       if (line != null) {
         out.write(line);
       } else {
-        // In slices: the first bytes reach the host while the rest is still being copied (one
-        // write of the whole would first copy all of it into a native buffer of its size).
-        for (int at = 0, end; at < json.length; at = end) {
-          end = Ndjson.characterBoundary(json, Math.min(json.length, at + LARGE));
-          if (Ndjson.needsRewrite(json, at, end)) {
-            out.write(Ndjson.rewrite(json, at, end));
-          } else {
-            out.write(json, at, end - at);
-          }
-        }
-        out.write('\n');
+        writeSlices(json);
       }
       out.flush();
       return true;
@@ -91,6 +82,32 @@ public final class StdoutWire {
       if (failed) {
         onBroken.run();
       }
+    }
+  }
+
+  /**
+   * A large message in slices of at least {@link #LARGE} bytes (so none waits in a buffer of that
+   * size), each ending where a character starts, then the LF. One write of the whole would first
+   * copy all of it into a native buffer of its size. A rewritten slice goes through one buffer
+   * allocated before the first byte leaves; should anything still fail once part of the line is
+   * out, the line cannot be completed or taken back, so the wire is broken.
+   */
+  private void writeSlices(byte[] json) throws IOException {
+    if (scratch == null) {
+      scratch = new byte[Ndjson.maxRewrittenLength(LARGE + 3)];
+    }
+    try {
+      for (int at = 0, end; at < json.length; at = end) {
+        end = Ndjson.characterBoundary(json, Math.min(json.length, at + LARGE));
+        if (Ndjson.needsRewrite(json, at, end)) {
+          out.write(scratch, 0, Ndjson.rewriteInto(json, at, end, scratch));
+        } else {
+          out.write(json, at, end - at);
+        }
+      }
+      out.write('\n');
+    } catch (RuntimeException | Error e) {
+      throw new IOException("stdout write failed mid-message: " + e, e);
     }
   }
 

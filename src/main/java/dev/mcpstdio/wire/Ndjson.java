@@ -59,59 +59,74 @@ public final class Ndjson {
   }
 
   /**
-   * {@code json[from, to)} rewritten as {@link #frame} rewrites it, without an LF: a writer that
-   * sends a large message in slices rewrites only the slices that need it. The range must split
-   * no character (see {@link #characterBoundary}).
+   * {@code json[from, to)} rewritten as {@link #frame} rewrites it, without an LF. The range must
+   * split no character (see {@link #characterBoundary}).
    */
   public static byte[] rewrite(byte[] json, int from, int to) {
     return rewrite(json, from, to, false);
   }
 
+  /** The most bytes {@link #rewriteInto} can write for {@code length} bytes (all separators). */
+  public static int maxRewrittenLength(int length) {
+    return 2 * length;
+  }
+
   /**
-   * {@code index}, moved back over at most three UTF-8 continuation bytes: where the character
-   * that holds {@code json[index]} starts, so a slice ending there splits no character.
+   * Writes {@code json[from, to)} rewritten as {@link #frame} rewrites it (without an LF) into
+   * {@code out} from index 0, and returns how many bytes it wrote: a writer that sends a large
+   * message in slices rewrites a slice into one buffer of its own, allocating nothing. {@code out}
+   * must hold {@link #maxRewrittenLength}{@code (to - from)} bytes; the range must split no
+   * character.
+   */
+  public static int rewriteInto(byte[] json, int from, int to, byte[] out) {
+    int o = 0;
+    for (int i = from; i < to; i++) {
+      byte b = json[i];
+      if (b == '\n' || b == '\r') {
+        out[o++] = ' ';
+      } else if (isLineSeparator(json, i, to)) {
+        out[o++] = '\\';
+        out[o++] = 'u';
+        out[o++] = '2';
+        out[o++] = '0';
+        out[o++] = '2';
+        out[o++] = json[i + 2] == (byte) 0xA8 ? (byte) '8' : (byte) '9';
+        i += 2;
+      } else {
+        out[o++] = b;
+      }
+    }
+    return o;
+  }
+
+  /**
+   * {@code index}, moved on over at most three UTF-8 continuation bytes: where the next
+   * character starts, so a slice ending there splits no character (and is never shorter than
+   * asked for).
    */
   public static int characterBoundary(byte[] json, int index) {
     int at = index;
-    for (int k = 0; k < 3 && at > 0 && at < json.length && (json[at] & 0xC0) == 0x80; k++) {
-      at--;
+    for (int k = 0; k < 3 && at < json.length && (json[at] & 0xC0) == 0x80; k++) {
+      at++;
     }
     return at;
   }
 
   private static byte[] rewrite(byte[] json, int from, int to, boolean lf) {
-    int extra = 0;
-    boolean rewrite = false;
-    for (int i = from; i < to; i++) {
-      byte b = json[i];
-      if (b == '\n' || b == '\r') {
-        rewrite = true;
-      } else if (isLineSeparator(json, i, to)) {
-        rewrite = true;
-        extra += 3; // 3 UTF-8 bytes become the 6 ASCII bytes of an escape
-      }
-    }
-    byte[] out = new byte[to - from + extra + (lf ? 1 : 0)];
-    if (!rewrite) {
+    int tail = lf ? 1 : 0;
+    byte[] out;
+    if (!needsRewrite(json, from, to)) {
+      out = new byte[to - from + tail];
       System.arraycopy(json, from, out, 0, to - from);
     } else {
-      int o = 0;
+      int extra = 0;
       for (int i = from; i < to; i++) {
-        byte b = json[i];
-        if (b == '\n' || b == '\r') {
-          out[o++] = ' ';
-        } else if (isLineSeparator(json, i, to)) {
-          out[o++] = '\\';
-          out[o++] = 'u';
-          out[o++] = '2';
-          out[o++] = '0';
-          out[o++] = '2';
-          out[o++] = json[i + 2] == (byte) 0xA8 ? (byte) '8' : (byte) '9';
-          i += 2;
-        } else {
-          out[o++] = b;
+        if (isLineSeparator(json, i, to)) {
+          extra += 3; // 3 UTF-8 bytes become the 6 ASCII bytes of an escape
         }
       }
+      out = new byte[to - from + extra + tail];
+      rewriteInto(json, from, to, out);
     }
     if (lf) {
       out[out.length - 1] = '\n';

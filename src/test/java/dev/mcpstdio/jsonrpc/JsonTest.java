@@ -185,8 +185,6 @@ class JsonTest {
   @Test
   void nullMemberReadsNoFurtherThanTheMember() {
     // Everything after the member is left unread: a value there that is not even JSON is not seen.
-    byte[] b = utf8("{\"arguments\":{\"k\":1},\"rest\":\"" + "x".repeat(100) + "\u0001");
-    assertThat(Json.nullMember(b, whole(b), "arguments")).isNull();
     byte[] n = utf8("{\"arguments\":null,\"rest\":\"" + "x".repeat(100) + "\u0001");
     assertThat(Json.nullMember(n, whole(n), "arguments").text(n)).isEqualTo("null");
   }

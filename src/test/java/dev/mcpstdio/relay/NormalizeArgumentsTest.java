@@ -70,8 +70,15 @@ class NormalizeArgumentsTest {
   }
 
   @Test
+  void aRepeatedArgumentsInSmallParamsCountsByItsLastValue() throws Exception {
+    String in = "{\"id\":1,\"method\":\"tools/call\",\"params\":{\"arguments\":{},\"arguments\":null}}";
+    assertThat(s(NormalizeArguments.normalize(msg(in))))
+        .isEqualTo("{\"id\":1,\"method\":\"tools/call\",\"params\":{\"arguments\":{},\"arguments\":{}}}");
+  }
+
+  @Test
   void largeParamsAreJudgedByTheirFirstArgumentsMemberAlone() throws Exception {
-    String big = "x".repeat(NormalizeArguments.PRECHECK_MAX);
+    String big = "x".repeat(NormalizeArguments.WHOLE_MAX);
     String nulled = "{\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"t\",\"arguments\":null,\"_meta\":{\"pad\":\"" + big + "\"}}}";
     assertThat(s(NormalizeArguments.normalize(msg(nulled))))
         .isEqualTo(nulled.replace("\"arguments\":null", "\"arguments\":{}"));

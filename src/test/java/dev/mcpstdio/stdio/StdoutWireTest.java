@@ -210,13 +210,17 @@ class StdoutWireTest {
     assertThat(calls.get()).isZero(); // a deliberate close is not a broken pipe
   }
 
-  /** Counts the writes handed to the stream, to see a large message leave in slices. */
+  /** Records the writes handed to the stream, to see a large message leave in slices. */
   static final class Counting extends ByteArrayOutputStream {
     int writes;
+    final List<Integer> lengths = new ArrayList<>();
+    final Set<byte[]> sources = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
 
     @Override
     public synchronized void write(byte[] b, int off, int len) {
       writes++;
+      lengths.add(len);
+      sources.add(b);
       super.write(b, off, len);
     }
   }
@@ -224,7 +228,7 @@ class StdoutWireTest {
   @Test
   void aLargeMessageLeavesInSlicesRewrittenExactlyAsAWholeFrameWouldBe() {
     // Line separators placed so that a 64 KiB slice boundary falls before, inside (after each of
-    // its first two bytes) and after one; raw CR/LF whitespace at a boundary and at the end.
+    // its first two bytes) and after one; raw CR/LF whitespace near the end.
     for (int shift = -3; shift <= 1; shift++) {
       StringBuilder json = new StringBuilder("{\"a\":\"");
       json.append("x".repeat(StdoutWire.LARGE - json.length() + shift)).append('\u2028');
@@ -235,14 +239,19 @@ class StdoutWireTest {
       assertThat(new StdoutWire(out).write(bytes)).isTrue();
       assertThat(out.toByteArray()).as("shift " + shift).isEqualTo(dev.mcpstdio.wire.Ndjson.frame(bytes));
       assertThat(out.writes).isGreaterThanOrEqualTo(3);
+      // Every slice but the last is at least 64 KiB, so none waits in a 64 KiB buffer.
+      assertThat(out.lengths.subList(0, out.lengths.size() - 2)).allMatch(n -> n >= StdoutWire.LARGE);
     }
   }
 
   @Test
   void aLargeMessageWithNothingToRewriteIsWrittenFromItsOwnBytes() {
-    byte[] bytes = b("{\"a\":\"" + "\u00e9".repeat(StdoutWire.LARGE) + "\"}");
+    // An odd prefix puts slice ends inside two-byte characters: each slice ends one byte later.
+    byte[] bytes = b("{\"ab\":\"" + "\u00e9".repeat(StdoutWire.LARGE) + "\"}");
     Counting out = new Counting();
     assertThat(new StdoutWire(out).write(bytes)).isTrue();
+    assertThat(out.sources).as("written from the message's own array, no copy").contains(bytes);
+    assertThat(out.lengths.get(0)).isEqualTo(StdoutWire.LARGE + 1);
     byte[] expected = java.util.Arrays.copyOf(bytes, bytes.length + 1);
     expected[bytes.length] = '\n';
     assertThat(out.toByteArray()).isEqualTo(expected);

@@ -162,13 +162,25 @@ class NdjsonTest {
   }
 
   @Test
-  void characterBoundaryStepsBackOverContinuationBytesOnly() {
+  void characterBoundaryStepsOnOverAtMostThreeContinuationBytes() {
     byte[] json = b("a\ud83d\ude00b"); // a, F0 9F 98 80, b
     assertThat(Ndjson.characterBoundary(json, 0)).isZero();
     assertThat(Ndjson.characterBoundary(json, 1)).isEqualTo(1);
-    assertThat(Ndjson.characterBoundary(json, 2)).isEqualTo(1);
-    assertThat(Ndjson.characterBoundary(json, 4)).isEqualTo(1);
+    assertThat(Ndjson.characterBoundary(json, 2)).isEqualTo(5);
+    assertThat(Ndjson.characterBoundary(json, 4)).isEqualTo(5);
     assertThat(Ndjson.characterBoundary(json, 5)).isEqualTo(5);
     assertThat(Ndjson.characterBoundary(json, json.length)).isEqualTo(json.length);
+    byte[] bad = {(byte) 0x80, (byte) 0x80, (byte) 0x80, (byte) 0x80, (byte) 0x80, 'x'}; // cannot reach the wire
+    assertThat(Ndjson.characterBoundary(bad, 0)).isEqualTo(3);
+    assertThat(Ndjson.characterBoundary(bad, 4)).isEqualTo(5);
+  }
+
+  @Test
+  void rewriteIntoFillsAGivenBufferAsRewriteWould() {
+    byte[] json = b("{\"k\":\"\u2028\u2029\"\r\n}");
+    byte[] out = new byte[Ndjson.maxRewrittenLength(json.length)];
+    int n = Ndjson.rewriteInto(json, 0, json.length, out);
+    assertThat(Arrays.copyOf(out, n)).isEqualTo(Ndjson.rewrite(json, 0, json.length));
+    assertThat(s(Arrays.copyOf(out, n))).isEqualTo("{\"k\":\"\\u2028\\u2029\"  }");
   }
 }
