@@ -61,7 +61,7 @@ final class EventStream {
   /** An event with a name other than {@code message} (the legacy transport's {@code endpoint}). */
   void event(String name, byte[] json) throws IOException {
     // Raw CR or LF (whitespace in valid JSON) would split the data line.
-    byte[] data = Ndjson.needsRewrite(json) ? Ndjson.rewrite(json, 0, json.length) : json;
+    byte[] data = Ndjson.singleLine(json);
     ByteBuffer event = ByteBuffer.allocate(name.length() + data.length + 16);
     event.put(("event: " + name + "\ndata: ").getBytes(StandardCharsets.US_ASCII)).put(data).put(EVENT_TAIL).flip();
     Replies.blockingWrite(response, false, event);
@@ -74,7 +74,7 @@ final class EventStream {
 
   private static ByteBuffer event(byte[] json, String id) {
     // Raw CR or LF can only be whitespace in valid JSON; they would split the data line.
-    byte[] line = Ndjson.needsRewrite(json) ? Ndjson.rewrite(json, 0, json.length) : json;
+    byte[] line = Ndjson.singleLine(json);
     byte[] idLine = id == null ? new byte[0] : ("id: " + id + "\n").getBytes(StandardCharsets.US_ASCII);
     ByteBuffer event = ByteBuffer.allocate(idLine.length + EVENT_HEAD.length + line.length + EVENT_TAIL.length);
     event.put(idLine).put(EVENT_HEAD).put(line).put(EVENT_TAIL).flip();

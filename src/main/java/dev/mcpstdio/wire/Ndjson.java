@@ -1,5 +1,7 @@
 package dev.mcpstdio.wire;
 
+import java.util.Arrays;
+
 /**
  * Framing of one JSON message as one output line.
  *
@@ -55,15 +57,17 @@ public final class Ndjson {
 
   /** The message as one line: rewritten where needed (see the class comment), then an LF. */
   public static byte[] frame(byte[] json) {
-    return rewrite(json, 0, json.length, true);
+    byte[] out = needsRewrite(json) ? rewritten(json, 1) : Arrays.copyOf(json, json.length + 1);
+    out[out.length - 1] = '\n';
+    return out;
   }
 
   /**
-   * {@code json[from, to)} rewritten as {@link #frame} rewrites it, without an LF. The range must
-   * split no character (see {@link #characterBoundary}).
+   * The message fit for one line without its LF (an event's {@code data:} line): the message itself
+   * when it needs no rewrite, else a rewritten copy.
    */
-  public static byte[] rewrite(byte[] json, int from, int to) {
-    return rewrite(json, from, to, false);
+  public static byte[] singleLine(byte[] json) {
+    return needsRewrite(json) ? rewritten(json, 0) : json;
   }
 
   /** The most bytes {@link #rewriteInto} can write for {@code length} bytes (all separators). */
@@ -112,27 +116,19 @@ public final class Ndjson {
     return at;
   }
 
-  private static byte[] rewrite(byte[] json, int from, int to, boolean lf) {
-    int tail = lf ? 1 : 0;
-    byte[] out;
-    if (!needsRewrite(json, from, to)) {
-      out = new byte[to - from + tail];
-      System.arraycopy(json, from, out, 0, to - from);
-    } else {
-      int extra = 0;
-      for (int i = from; i < to; i++) {
-        if (isLineSeparator(json, i, to)) {
-          extra += 3; // 3 UTF-8 bytes become the 6 ASCII bytes of an escape
-        }
+  /** The whole message rewritten, with {@code room} bytes left free at its end. */
+  private static byte[] rewritten(byte[] json, int room) {
+    int extra = 0;
+    for (int i = 0; i < json.length; i++) {
+      if (isLineSeparator(json, i, json.length)) {
+        extra += 3; // 3 UTF-8 bytes become the 6 ASCII bytes of an escape
       }
-      out = new byte[to - from + extra + tail];
-      rewriteInto(json, from, to, out);
     }
-    if (lf) {
-      out[out.length - 1] = '\n';
-    }
+    byte[] out = new byte[json.length + extra + room];
+    rewriteInto(json, 0, json.length, out);
     return out;
   }
+
 
   /** U+2028 is E2 80 A8 in UTF-8, U+2029 is E2 80 A9. */
   private static boolean isLineSeparator(byte[] b, int i, int to) {

@@ -154,7 +154,12 @@ class NdjsonTest {
         if (end < json.length) {
           assertThat(json[end] & 0xC0).as("slice of %d ends inside a character", size).isNotEqualTo(0x80);
         }
-        out.writeBytes(Ndjson.needsRewrite(json, at, end) ? Ndjson.rewrite(json, at, end) : Arrays.copyOfRange(json, at, end));
+        if (Ndjson.needsRewrite(json, at, end)) {
+          byte[] slice = new byte[Ndjson.maxRewrittenLength(end - at)];
+          out.write(slice, 0, Ndjson.rewriteInto(json, at, end, slice));
+        } else {
+          out.write(json, at, end - at);
+        }
       }
       out.write('\n');
       assertThat(out.toByteArray()).as("slices of %d", size).isEqualTo(whole);
@@ -180,7 +185,9 @@ class NdjsonTest {
     byte[] json = b("{\"k\":\"\u2028\u2029\"\r\n}");
     byte[] out = new byte[Ndjson.maxRewrittenLength(json.length)];
     int n = Ndjson.rewriteInto(json, 0, json.length, out);
-    assertThat(Arrays.copyOf(out, n)).isEqualTo(Ndjson.rewrite(json, 0, json.length));
+    assertThat(Arrays.copyOf(out, n)).isEqualTo(Ndjson.singleLine(json));
+    byte[] plain = b("{\"k\":1}");
+    assertThat(Ndjson.singleLine(plain)).isSameAs(plain);
     assertThat(s(Arrays.copyOf(out, n))).isEqualTo("{\"k\":\"\\u2028\\u2029\"  }");
   }
 }
