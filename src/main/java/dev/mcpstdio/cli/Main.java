@@ -141,6 +141,11 @@ public final class Main {
     }
     Relay relay =
         new Relay(config, client, new FileInputStream(FileDescriptor.in), wire, log, Sleeper.REAL, auth);
+    relay.haltIfShutdownStalls();
+    Thread.setDefaultUncaughtExceptionHandler((thread, e) -> {
+      log.error("unexpected " + e + " in thread " + thread.getName());
+      relay.threadDied(thread, e);
+    });
     Signals.onTermination(signal -> relay.shutdown("received signal " + signal));
     int code = relay.run();
     wire.close();

@@ -26,23 +26,38 @@ import java.util.function.LongSupplier;
  * answered are remembered as long so that a straggling upstream response cannot become a second
  * answer. An id the host reuses for a new request is forgotten from both.
  *
- * <p>Bounds: at most {@link #MAX_OPEN} open requests (dispatch waits for a slot), and at most
- * {@link #MAX_REMEMBERED} cancelled and as many answered ids, each for 60 s.
+ * <p>Bounds: at most {@link #capacity()} open requests (dispatch waits for a slot; the relay sizes
+ * it from its heap, see {@link InFlightBounds}), and at most {@link #MAX_REMEMBERED} cancelled and
+ * as many answered ids, each for 60 s.
  */
 final class AnswerLedger implements EmitGate.Filter {
 
-  static final int MAX_OPEN = 1024;
   static final int MAX_REMEMBERED = 4096;
   static final Duration CANCEL_TTL = Duration.ofSeconds(60);
 
   private final Set<JsonRpcId> open = ConcurrentHashMap.newKeySet();
   private final Map<JsonRpcId, CompletableFuture<Void>> closing = new ConcurrentHashMap<>(); // waiters
-  private final Semaphore slots = new Semaphore(MAX_OPEN);
+  private final int capacity;
+  private final Semaphore slots;
+  /**
+   * Ids the host reused while the cancelled request before them may still be answered under them
+   * (see {@link ReusedIds}): the value is {@link #PENDING}, or the one answer to let through.
+   */
+  private final Map<JsonRpcId, Object> reused = new ConcurrentHashMap<>();
+  private static final Object PENDING = new Object();
+  private final Set<JsonRpcId> batched = ConcurrentHashMap.newKeySet(); // open ids sent in a host batch
   private final ExpiringIds cancelled;
   private final ExpiringIds answered;
   private final boolean cancelFilter;
 
   AnswerLedger(boolean cancelFilter, LongSupplier clock) {
+    this(cancelFilter, clock, InFlightBounds.MAX_OPEN);
+  }
+
+  /** @param capacity open requests at most */
+  AnswerLedger(boolean cancelFilter, LongSupplier clock, int capacity) {
+    this.capacity = capacity;
+    this.slots = new Semaphore(capacity);
     this.cancelFilter = cancelFilter;
     this.cancelled = new ExpiringIds(CANCEL_TTL, MAX_REMEMBERED, clock);
     this.answered = new ExpiringIds(CANCEL_TTL, MAX_REMEMBERED, clock);
@@ -60,6 +75,14 @@ final class AnswerLedger implements EmitGate.Filter {
    * supersedes an earlier cancel of the same id.
    */
   Opening open(JsonRpcId id, Duration wait) throws InterruptedException {
+    return open(id, wait, false);
+  }
+
+  /**
+   * @param inBatch the request is a member of a host batch (only such answers may reach the host
+   *     as a batch)
+   */
+  Opening open(JsonRpcId id, Duration wait, boolean inBatch) throws InterruptedException {
     if (!slots.tryAcquire(wait.toNanos(), TimeUnit.NANOSECONDS)) {
       return Opening.BUSY;
     }
@@ -67,9 +90,40 @@ final class AnswerLedger implements EmitGate.Filter {
       slots.release();
       return Opening.DUPLICATE;
     }
+    if (inBatch) {
+      batched.add(id);
+    }
+    if (isCancelled(id)) {
+      reused.put(id, PENDING); // the cancelled request's late answer may still come under this id
+    }
     cancelled.remove(id);
     answered.remove(id);
     return Opening.OPENED;
+  }
+
+  /** Open requests at most. */
+  int capacity() {
+    return capacity;
+  }
+
+  /** True when {@code id} is open for a request that reused a recently cancelled id. */
+  boolean isReused(JsonRpcId id) {
+    return reused.containsKey(id);
+  }
+
+  /** The one answer that may close a reused id (the server's answer to its alias, rewritten). */
+  void expect(Response answer) {
+    reused.replace(answer.id(), PENDING, answer);
+  }
+
+  /** True when every response in {@code batch} answers a request the host sent in a batch. */
+  boolean answersHostBatch(Batch batch) {
+    for (JsonRpcMessage m : batch.members()) {
+      if (m instanceof Response r && (r.id() == null || !batched.contains(r.id()))) {
+        return false;
+      }
+    }
+    return true;
   }
 
   boolean isOpen(JsonRpcId id) {
@@ -121,6 +175,8 @@ final class AnswerLedger implements EmitGate.Filter {
 
   private boolean close(JsonRpcId id) {
     if (open.remove(id)) {
+      reused.remove(id);
+      batched.remove(id);
       slots.release();
       answered.add(id);
       CompletableFuture<Void> waiter = closing.remove(id);
@@ -173,6 +229,10 @@ final class AnswerLedger implements EmitGate.Filter {
     if (id == null) {
       return null; // an error about an unreadable message: never correlated, always passed
     }
+    Object awaited = reused.get(id);
+    if (awaited != null && awaited != response) {
+      return "dropped a late response for cancelled id " + id + " (the host reused the id; the new request's answer comes apart)";
+    }
     if (cancelFilter && cancelled.consume(id)) {
       close(id);
       return "dropped late response for cancelled id " + id;
@@ -183,7 +243,9 @@ final class AnswerLedger implements EmitGate.Filter {
     if (answered.contains(id)) {
       return "dropped a second response for id " + id + " (already answered)";
     }
-    return null; // an id the relay never saw: not ours to judge
+    // Exactly one answer per request: an answer to nothing the host asked is not relayed (the
+    // host would take it for the answer to a later request that reuses the id).
+    return "dropped a response for id " + id + ", which no request in flight has";
   }
 
   /** A batch reply is judged member by member; held-back members are cut out of the array. */

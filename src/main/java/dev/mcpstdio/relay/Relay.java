@@ -69,8 +69,20 @@ public final class Relay {
   private final ActiveExchanges exchanges = new ActiveExchanges();
   private final DispatchOrder order;
   private final PaginateLists pages;
+  private final ReusedIds reusedIds;
   private final AtomicBoolean stopping = new AtomicBoolean();
   private final CountDownLatch stopped = new CountDownLatch(1);
+  private final MessageBudget budget;
+  private final ExitWatch exitWatch;
+  private volatile int exitCode = 0;
+  /**
+   * Memory set aside for the way out: given back when the relay finds it cannot go on, so that
+   * answering every open request and exiting can still allocate.
+   */
+  @SuppressWarnings("unused")
+  private volatile byte[] reserve = new byte[RESERVE_BYTES];
+
+  static final int RESERVE_BYTES = 512 * 1024;
 
   public Relay(
       RelayConfig config,
@@ -91,20 +103,37 @@ public final class Relay {
       Log log,
       Sleeper sleeper,
       Authorization auth) {
+    this(config, client, stdin, wire, log, sleeper, auth, InFlightBounds.forThisProcess());
+  }
+
+  /** @param bounds how much work is taken on at once (normally sized from the heap) */
+  Relay(
+      RelayConfig config,
+      HttpClient client,
+      InputStream stdin,
+      StdoutWire wire,
+      Log log,
+      Sleeper sleeper,
+      Authorization auth,
+      InFlightBounds bounds) {
     this.config = config;
     this.stdin = stdin;
     this.wire = wire;
     this.log = log;
-    this.ledger = new AnswerLedger(config.cancelFilter(), System::nanoTime);
+    this.ledger = new AnswerLedger(config.cancelFilter(), System::nanoTime, bounds.maxOpen());
+    this.budget = new MessageBudget(bounds.messageBytes());
+    this.exitWatch = new ExitWatch(config.shutdownGrace().plus(Duration.ofSeconds(2)).plus(ExitWatch.MARGIN));
     this.order = new DispatchOrder(config.connectTimeout().plusSeconds(1));
     this.gate = new EmitGate(wire, ledger, log);
     Inbound inbound = this::fromUpstream;
-    this.upstream = new Upstream(client, config, log, sweeper, inbound, sleeper);
+    this.upstream = new Upstream(client, config, log, sweeper, inbound, sleeper, budget);
     this.serverStream =
         new ServerStream(upstream, session, config.streamReadTimeout(), sleeper, log);
     InitializeMemory memory = new InitializeMemory();
     this.pages = new PaginateLists(inbound, ledger, config.maxMessageSize(), log);
+    this.reusedIds = new ReusedIds(ledger);
     List<Interceptor> chain = new ArrayList<>();
+    chain.add(reusedIds);
     if (config.normalizeArguments()) {
       chain.add(new NormalizeArguments());
     }
@@ -153,10 +182,45 @@ public final class Relay {
         return 1;
       }
     }
+    log.debug("in flight at most: " + ledger.capacity() + " requests, " + budget.limit() / 1024
+        + " KiB of messages (from a heap of " + Runtime.getRuntime().maxMemory() / (1024 * 1024) + " MiB)");
     Thread reader = Thread.ofPlatform().daemon().name("mcp-stdio-stdin").start(this::readLoop);
     stopped.await();
     reader.interrupt();
-    return 0;
+    return exitCode;
+  }
+
+  /**
+   * Makes this relay end its process in bounded time once it starts to shut down (the real
+   * process's relay; an embedded one leaves its JVM alone). See {@link ExitWatch}.
+   */
+  public void haltIfShutdownStalls() {
+    exitWatch.arm();
+  }
+
+  /**
+   * A thread died of something nobody caught. An out-of-memory error there (the HTTP client's
+   * selector thread, say) leaves the relay unable to go on: every open request is answered with
+   * an error that says so and the relay exits non-zero, rather than living on with requests that
+   * can never be answered.
+   */
+  public void threadDied(Thread thread, Throwable error) {
+    if (Upstream.outOfMemory(error)) {
+      fail("out of memory in thread " + thread.getName(), OUT_OF_MEMORY);
+    } else if (thread.getName().contains("SelectorManager")) {
+      fail("the HTTP client's selector thread died (" + error + ")", "the relay's HTTP client failed; restart the relay");
+    }
+  }
+
+  /** The relay cannot go on: every open request gets {@code answer} as its error, then it exits 1. */
+  private void fail(String why, String answer) {
+    reserve = null; // the way out must be able to allocate
+    exitCode = 1;
+    log.error(why + "; the relay cannot go on");
+    for (JsonRpcId id : ledger.openIds()) {
+      answerOwn(id, ErrorCodes.INTERNAL_ERROR, answer, null);
+    }
+    Thread.ofPlatform().daemon().name("mcp-stdio-fatal").start(() -> shutdown("fatal error"));
   }
 
   static String origin(URI url) {
@@ -219,30 +283,83 @@ public final class Relay {
           reject(null, ErrorCodes.PARSE_ERROR, "Parse error: " + e.getMessage());
           return;
         }
-        dispatch(message);
+        MessageBudget.Hold hold = hold(message, bytes.length);
+        if (hold != null) {
+          dispatch(message, hold);
+        }
       }
     }
   }
 
-  private void dispatch(JsonRpcMessage message) throws InterruptedException {
+  /**
+   * Charges a message's bytes to the budget while its exchange lasts. A request waits for room
+   * (the stdin reader reads on only then: back-pressure on the host); notifications and answers to
+   * the server are small and must not queue behind requests. Null when no room came in time: the
+   * requests are answered with an error that says so.
+   */
+  private MessageBudget.Hold hold(JsonRpcMessage message, int bytes) throws InterruptedException {
+    boolean request = message instanceof Request
+        || message instanceof Batch b && b.members().stream().anyMatch(m -> m instanceof Request);
+    if (!request) {
+      return budget.holdNow(bytes);
+    }
+    MessageBudget.Hold hold = budget.holdRequest(bytes, config.readTimeout().toNanos(), TimeUnit.NANOSECONDS);
+    if (hold == null) {
+      String why = "the relay holds " + budget.held() / 1024 + " KiB of messages in flight (its bound is "
+          + budget.limit() / 1024 + " KiB) and none finished within " + config.readTimeout().toSeconds()
+          + " s; try again";
+      List<JsonRpcMessage> members = message instanceof Batch b ? b.members() : List.of(message);
+      for (JsonRpcMessage m : members) {
+        if (m instanceof Request r) {
+          reject(r.id(), ErrorCodes.UPSTREAM_ERROR, why);
+        }
+      }
+    }
+    return hold;
+  }
+
+  private void dispatch(JsonRpcMessage message, MessageBudget.Hold hold) throws InterruptedException {
+    try {
+      if (!dispatchHeld(message, hold)) {
+        hold.release(); // answered here, never launched
+      }
+    } catch (OutOfMemoryError e) {
+      hold.release();
+      log.error("out of memory dispatching a message; raise the heap with MCP_STDIO_JAVA_OPTS=-Xmx...");
+      List<JsonRpcMessage> members = message instanceof Batch batch ? batch.members() : List.of(message);
+      for (JsonRpcMessage m : members) {
+        if (m instanceof Request r && ledger.isOpen(r.id())) {
+          answerOwn(r.id(), ErrorCodes.INTERNAL_ERROR, OUT_OF_MEMORY, null);
+        } else if (m instanceof Request r) {
+          reject(r.id(), ErrorCodes.INTERNAL_ERROR, OUT_OF_MEMORY);
+        }
+      }
+    } catch (InterruptedException | RuntimeException e) {
+      hold.release();
+      throw e;
+    }
+  }
+
+  /** @return whether an exchange was launched (it releases the hold when it ends) */
+  private boolean dispatchHeld(JsonRpcMessage message, MessageBudget.Hold hold) throws InterruptedException {
     if (stopping.get()) {
       refuseWhileStopping(message);
-      return;
+      return false;
     }
     switch (message) {
       case Invalid invalid -> {
         reject(invalid.id(), ErrorCodes.INVALID_REQUEST, "Invalid Request: " + invalid.reason());
-        return;
+        return false;
       }
       case Request request -> {
         if (!admit(request)) {
-          return;
+          return false;
         }
       }
       case Batch batch -> {
         message = admitMembers(batch);
         if (message == null) {
-          return;
+          return false;
         }
       }
       case Notification n when "notifications/cancelled".equals(n.method()) -> message = cancel(n);
@@ -252,22 +369,27 @@ public final class Relay {
       order.awaitAll(); // a notification or an answer refers to what came before it
     }
     Call call = Call.of(message);
-    CompletableFuture<Void> done = launch(call);
+    CompletableFuture<Void> done = launch(call, hold);
     if (isHandshake(message)) {
       done.join(); // nothing may overtake the handshake (the GET stream starts after it)
     } else {
       order.dispatched(call.handover());
     }
+    return true;
   }
 
   /** Opens a request in the ledger, or answers it at once when it cannot be sent. */
   private boolean admit(Request request) throws InterruptedException {
+    return admit(request, false);
+  }
+
+  private boolean admit(Request request, boolean inBatch) throws InterruptedException {
     if (Rewrites.isRelayOwned(request.id())) {
       reject(request.id(), ErrorCodes.INVALID_REQUEST,
           "Invalid Request: ids starting with \"" + Rewrites.RELAY_ID_PREFIX + "\" are reserved by the relay");
       return false;
     }
-    switch (ledger.open(request.id(), config.readTimeout())) {
+    switch (ledger.open(request.id(), config.readTimeout(), inBatch)) {
       case DUPLICATE -> {
         reject(request.id(), ErrorCodes.INVALID_REQUEST,
             "Invalid Request: id " + request.id() + " is already in use by a request in flight");
@@ -275,7 +397,8 @@ public final class Relay {
       }
       case BUSY -> {
         reject(request.id(), ErrorCodes.UPSTREAM_ERROR,
-            "too many requests in flight (" + AnswerLedger.MAX_OPEN + "); try again");
+            "too many requests in flight (" + ledger.capacity() + ") and none finished within "
+                + config.readTimeout().toSeconds() + " s; try again");
         return false;
       }
       case OPENED -> {
@@ -297,7 +420,7 @@ public final class Relay {
         case Invalid invalid ->
             reject(invalid.id(), ErrorCodes.INVALID_REQUEST, "Invalid Request: " + invalid.reason());
         case Request request -> {
-          if (admit(request)) {
+          if (admit(request, true)) {
             kept.add(request);
           }
         }
@@ -321,9 +444,11 @@ public final class Relay {
     if (id == null) {
       return n;
     }
+    JsonRpcId alias = reusedIds.aliasOf(id); // the server knows a reused id by its alias
     ledger.cancel(id);
-    JsonRpcId page = pages.pageInFlight(id);
-    return page == null ? n : Rewrites.withParam(n, "requestId", page.json());
+    JsonRpcId page = pages.pageInFlight(alias != null ? alias : id);
+    JsonRpcId known = page != null ? page : alias;
+    return known == null ? n : Rewrites.withParam(n, "requestId", known.json());
   }
 
   /** After shutdown began, a request is answered at once; nothing more is sent. */
@@ -341,13 +466,14 @@ public final class Relay {
         || (message instanceof Notification n && "notifications/initialized".equals(n.method()));
   }
 
-  private CompletableFuture<Void> launch(Call call) {
+  private CompletableFuture<Void> launch(Call call, MessageBudget.Hold hold) {
     CompletableFuture<Void> done = new CompletableFuture<>();
     Thread exchange =
         Thread.ofVirtual()
             .name("mcp-stdio-exchange")
             .unstarted(
                 () -> {
+                  MessageBudget.bindToThisThread(hold); // its answer's bytes are charged to it too
                   try {
                     settle(call, deliver(call));
                   } catch (InterruptedException e) {
@@ -359,6 +485,7 @@ public final class Relay {
                     log.error("out of memory relaying a message; raise the heap with MCP_STDIO_JAVA_OPTS=-Xmx...");
                     settle(call, Outcome.Failed.of(Outcome.Kind.OUT_OF_MEMORY, OUT_OF_MEMORY));
                   } finally {
+                    hold.release();
                     call.handover().complete(null);
                     exchanges.exit(Thread.currentThread());
                     done.complete(null);
@@ -506,7 +633,21 @@ public final class Relay {
 
   private void fromUpstream(JsonRpcMessage message) {
     if (message instanceof Response r && Rewrites.isRelayOwned(r.id())) {
-      log.debug("dropped a stray answer to the relay's own request " + r.id());
+      Response own = reusedIds.translate(r);
+      if (own == null) {
+        log.debug("dropped a stray answer to the relay's own request " + r.id());
+      } else {
+        gate.relay(own);
+      }
+      return;
+    }
+    if (message instanceof Batch b && !ledger.answersHostBatch(b)) {
+      // Only a host batch is answered with a batch: anything else the server sent as an array
+      // (a one-element array answering a single request, say) reaches the host message by message.
+      log.debug("an upstream batch of " + b.members().size() + " answers no host batch; relaying its members one by one");
+      for (JsonRpcMessage member : b.members()) {
+        fromUpstream(member);
+      }
       return;
     }
     gate.relay(message);
@@ -520,6 +661,7 @@ public final class Relay {
     if (!stopping.compareAndSet(false, true)) {
       return;
     }
+    exitWatch.begin(); // from here the process ends in bounded time, whatever happens below
     log.info(reason + ", shutting down");
     try {
       if (!exchanges.awaitIdle(config.shutdownGrace())) {
@@ -538,6 +680,7 @@ public final class Relay {
       Thread.currentThread().interrupt();
     } finally {
       sweeper.close();
+      exitWatch.done();
       stopped.countDown();
     }
   }

@@ -58,8 +58,14 @@ final class ResponseReader implements HttpResponse.BodySubscriber<ResponseReader
    * @param retryable false when reading again cannot help (size bound exceeded, bad encoding)
    * @param lastEventId the event stream's last id, for resuming it
    * @param retryMillis the event stream's requested reconnection delay, or -1
+   * @param outOfMemory the failure is that the relay's heap could not hold the body
    */
-  record Result(byte[] json, String failure, boolean retryable, String lastEventId, long retryMillis) {}
+  record Result(byte[] json, String failure, boolean retryable, String lastEventId, long retryMillis,
+      boolean outOfMemory) {
+    Result(byte[] json, String failure, boolean retryable, String lastEventId, long retryMillis) {
+      this(json, failure, retryable, lastEventId, retryMillis, false);
+    }
+  }
 
   private final Format format;
   private final long maxBytes;
@@ -75,6 +81,11 @@ final class ResponseReader implements HttpResponse.BodySubscriber<ResponseReader
   private long received;
   private boolean overflowed;
   private volatile boolean answered;
+  private final MessageBudget.Hold hold;
+  private final boolean ownsHold; // else the exchange's: it gives everything back when it ends
+  private volatile long chargedSinceMessage; // what this reader charged since the last message it gave back
+  private long presized; // room given up front (a declared length), charged before the first byte
+  private long credit; // bytes still covered by that up-front charge
 
   /**
    * @param encoding the response's Content-Encoding, already checked to be supported
@@ -90,11 +101,16 @@ final class ResponseReader implements HttpResponse.BodySubscriber<ResponseReader
       String idleLabel,
       IdleWatchdog.Sweeper sweeper,
       MessageSink onMessage) {
-    this(format, encoding, maxBytes, -1, idleTimeout, idleLabel, sweeper, onMessage);
+    this(format, encoding, maxBytes, -1, idleTimeout, idleLabel, sweeper, onMessage, MessageBudget.UNBOUNDED.reader(), true);
   }
 
   /**
    * @param declaredLength the body's Content-Length when it is not content-encoded, else -1
+   * @param hold the body's share of the relay's message budget: charged as bytes arrive (past
+   *     the budget the reader stops asking for more until it may go on); what an event stream's
+   *     messages other than the answer cost is given back as each is delivered
+   * @param ownsHold the hold is the reader's own (released when the body ends), else the
+   *     exchange's, which keeps the answer charged until the exchange ends
    */
   ResponseReader(
       Format format,
@@ -104,8 +120,12 @@ final class ResponseReader implements HttpResponse.BodySubscriber<ResponseReader
       Duration idleTimeout,
       String idleLabel,
       IdleWatchdog.Sweeper sweeper,
-      MessageSink onMessage) {
+      MessageSink onMessage,
+      MessageBudget.Hold hold,
+      boolean ownsHold) {
     this.format = format;
+    this.hold = hold;
+    this.ownsHold = ownsHold;
     this.onMessage = onMessage;
     this.maxBytes = maxBytes <= 0 ? Long.MAX_VALUE : maxBytes;
     this.watchdog =
@@ -130,11 +150,18 @@ final class ResponseReader implements HttpResponse.BodySubscriber<ResponseReader
                 (SseEvent e) -> {
                   if (e.isMessage()) {
                     onMessage.accept(e.data(), eventScanner.layout());
+                    if (ownsHold || !answered) { // a notification or a server request: gone to the host
+                      hold.giveBack(chargedSinceMessage);
+                      chargedSinceMessage = 0;
+                    }
                   }
                 })
             : null;
     if (events != null && encoding.isEmpty() && declaredLength > 0) {
       events.expectAtMost(declaredLength);
+      presized = Math.min(Math.min(declaredLength, this.maxBytes), SseDecoder.PRESIZE_MAX);
+    } else if (format == Format.JSON && encoding.isEmpty() && declaredLength > 0 && declaredLength <= this.maxBytes) {
+      presized = Math.min(declaredLength, Body.PREALLOCATE_MAX);
     }
     ContentDecoder.Sink sink = format == Format.EVENT_STREAM ? this::feedEvents : this::collect;
     // Bound on decoded bytes: a JSON body as a whole; an event stream is bounded per event by
@@ -178,7 +205,12 @@ final class ResponseReader implements HttpResponse.BodySubscriber<ResponseReader
       return;
     }
     watchdog.start();
-    s.request(1);
+    // The room a declared length gets at once is memory held from the first byte: charged now.
+    credit = presized;
+    chargedSinceMessage = presized;
+    if (presized == 0 || hold.charge(presized, this::resume)) {
+      s.request(1);
+    }
   }
 
   @Override
@@ -206,11 +238,44 @@ final class ResponseReader implements HttpResponse.BodySubscriber<ResponseReader
       fail(e.getMessage() == null ? e.toString() : e.getMessage(), false);
       return;
     } catch (OutOfMemoryError e) {
-      fail("response too large for the relay's memory (raise its heap: MCP_STDIO_JAVA_OPTS=-Xmx512m)", false);
+      failOutOfMemory();
       return;
     }
-    subscription.request(1);
+    long bytes = 0;
+    for (ByteBuffer item : items) {
+      bytes += item.capacity();
+    }
+    long covered = Math.min(bytes, credit);
+    credit -= covered;
+    bytes -= covered;
+    chargedSinceMessage += bytes;
+    if (hold.charge(bytes, this::resume)) {
+      subscription.request(1);
+    }
   }
+
+  /** The budget has room again for this body: ask for its next bytes. */
+  private void resume() {
+    if (!finished.get()) {
+      watchdog.touch(); // the time it waited was the relay's, not the server's
+      subscription.request(1);
+    }
+  }
+
+  /** The heap could not hold the body: it is abandoned and the failure says so. */
+  private void failOutOfMemory() {
+    watchdog.stop();
+    if (finish(new Result(null, OUT_OF_MEMORY, false, lastEventId(), retry(), true))) {
+      decoder.abort();
+      Flow.Subscription s = subscription;
+      if (s != null) {
+        s.cancel();
+      }
+    }
+  }
+
+  static final String OUT_OF_MEMORY =
+      "the relay ran out of memory reading this answer (raise its heap: MCP_STDIO_JAVA_OPTS=-Xmx512m)";
 
   @Override
   public void onError(Throwable t) {
@@ -241,12 +306,23 @@ final class ResponseReader implements HttpResponse.BodySubscriber<ResponseReader
       finish(new Result(bytes(), e.getMessage(), false, lastEventId(), retry()));
       return;
     }
-    byte[] body = overflowed ? null : bytes();
-    if (format == Format.JSON) {
-      // Hand the answer over here, on the client's thread, rather than after the waiting exchange
-      // thread wakes up: one thread hop less between the server's reply and the host.
-      byte[] json = Bytes.trim(body);
-      bodyUsable = json.length == 0 ? null : onMessage.accept(json, collected.layout());
+    byte[] body;
+    try {
+      body = overflowed ? null : bytes();
+      if (format == Format.JSON) {
+        // Hand the answer over here, on the client's thread, rather than after the waiting exchange
+        // thread wakes up: one thread hop less between the server's reply and the host.
+        byte[] json = Bytes.trim(body);
+        bodyUsable = json.length == 0 ? null : onMessage.accept(json, collected.layout());
+        // Delivered: nothing of it is kept here. (The HTTP client may keep this reader, the last
+        // one of a pooled connection, until the connection's next exchange: it must not keep a
+        // megabyte answer alive with it, uncharged.)
+        body = null;
+        collected.clear();
+      }
+    } catch (OutOfMemoryError e) {
+      failOutOfMemory();
+      return;
     }
     finish(new Result(body, null, true, lastEventId(), retry()));
   }
@@ -290,6 +366,11 @@ final class ResponseReader implements HttpResponse.BodySubscriber<ResponseReader
   private boolean finish(Result r) {
     if (finished.compareAndSet(false, true)) {
       watchdog.stop();
+      if (ownsHold) {
+        hold.release();
+      } else if (r.failure() != null) {
+        hold.giveBack(chargedSinceMessage); // an abandoned body's bytes are garbage; a retry reads anew
+      }
       result.complete(r);
       return true;
     }
@@ -359,6 +440,13 @@ final class ResponseReader implements HttpResponse.BodySubscriber<ResponseReader
     /** What the scanner found, for a JSON body read to its end; null when it has nothing to say. */
     synchronized MessageLayout layout() {
       return scanner == null ? null : scanner.layout();
+    }
+
+    synchronized void clear() {
+      target = null;
+      chunks.clear();
+      at = 0;
+      size = 0;
     }
 
     synchronized byte[] bytes() {

@@ -74,6 +74,7 @@ final class Upstream {
   private final Map<String, String[]> baseHeaders; // lower-case name -> {name, value}
   private final Set<ResponseReader> active = ConcurrentHashMap.newKeySet();
   private final HttpClient.Version version;
+  private final MessageBudget budget;
 
   Upstream(
       HttpClient client,
@@ -82,6 +83,19 @@ final class Upstream {
       IdleWatchdog.Sweeper sweeper,
       Inbound inbound,
       Sleeper sleeper) {
+    this(client, config, log, sweeper, inbound, sleeper, MessageBudget.UNBOUNDED);
+  }
+
+  /** @param budget what every body read from the server is charged to while it is held */
+  Upstream(
+      HttpClient client,
+      RelayConfig config,
+      Log log,
+      IdleWatchdog.Sweeper sweeper,
+      Inbound inbound,
+      Sleeper sleeper,
+      MessageBudget budget) {
+    this.budget = budget;
     this.client = client;
     this.sleeper = sleeper;
     this.url = config.url();
@@ -127,6 +141,9 @@ final class Upstream {
     try {
       response = send(request.build(), delivery);
     } catch (IOException e) {
+      if (outOfMemory(e)) { // the client itself could not allocate (its selector may be gone with it)
+        return Outcome.Failed.of(Outcome.Kind.OUT_OF_MEMORY, ResponseReader.OUT_OF_MEMORY);
+      }
       boolean wasSent = sent.isDone() && !(e instanceof ConnectException) && !(e instanceof HttpConnectTimeoutException);
       sent.complete(null);
       // A certificate the relay does not trust stays untrusted: trying again cannot help.
@@ -135,7 +152,11 @@ final class Upstream {
     } finally {
       sent.complete(null);
     }
-    return finish(call, response, delivery);
+    try {
+      return finish(call, response, delivery);
+    } finally {
+      delivery.answer.set(null); // the outcome has it; the client may keep this delivery alive longer
+    }
   }
 
   private Outcome finish(Call call, HttpResponse<ResponseReader.Result> response, Delivery delivery)
@@ -154,6 +175,9 @@ final class Upstream {
     }
     if (!expectsAnswer(call)) {
       return new Outcome.Accepted(status, headers); // notifications and responses: any 2xx accepts
+    }
+    if (body.outOfMemory()) {
+      return Outcome.Failed.of(Outcome.Kind.OUT_OF_MEMORY, body.failure());
     }
     if (body.failure() != null) {
       return new Outcome.Failed(body.failure(), true, false, body.retryable());
@@ -209,6 +233,9 @@ final class Upstream {
           ? new ResponseReader.Result(null, resumed.body().failure(), resumed.body().retryable(),
               last.lastEventId(), resumed.body().retryMillis())
           : resumed.body();
+    }
+    if (delivery.answer.get() == null && last.outOfMemory()) {
+      return Outcome.Failed.of(Outcome.Kind.OUT_OF_MEMORY, last.failure());
     }
     if (delivery.answer.get() == null && last.failure() != null) {
       return new Outcome.Failed(last.failure(), true, delivery.emitted.get(), last.retryable());
@@ -422,7 +449,9 @@ final class Upstream {
             idleTimeout,
             idleLabel,
             sweeper,
-            delivery::deliver);
+            delivery::deliver,
+            delivery.exchangeHold != null ? delivery.exchangeHold : budget.reader(),
+            delivery.exchangeHold == null);
     if (!supported) {
       reader.fail("upstream used unsupported Content-Encoding '" + encoding + "'", false);
     } else if (format == ResponseReader.Format.JSON && config.maxMessageSize() > 0
@@ -493,6 +522,16 @@ final class Upstream {
     }
   }
 
+  /** True when an out-of-memory error is what really failed the exchange. */
+  static boolean outOfMemory(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof OutOfMemoryError) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   static String describe(IOException e) {
     if (e instanceof HttpConnectTimeoutException) {
       return "connect timed out";
@@ -524,6 +563,8 @@ final class Upstream {
     final AtomicInteger count = new AtomicInteger();
     volatile boolean eventStream;
     volatile ResponseReader reader;
+    /** The budget hold of the exchange this delivery belongs to (made on its thread), or null. */
+    final MessageBudget.Hold exchangeHold = budget.exchangeHold();
 
     Delivery(Call call) {
       this.expectsAnswer = call != null && expectsAnswer(call);

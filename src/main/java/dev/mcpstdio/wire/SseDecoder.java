@@ -58,6 +58,12 @@ public final class SseDecoder {
   private byte[] data = new byte[256];
   private int dataLength;
   private long expected; // the stream's declared length, or 0: the size data grows to at once
+  private long declared = -1; // the stream's declared length, or -1
+  private long fed; // stream bytes fed before the current chunk
+  private byte[] chunk; // the chunk being fed, and where it starts in its array
+  private int chunkStart;
+  private long valueEnd; // stream position just past the data value bytes appended last
+  private boolean pendingLf; // a data line ended: an LF joins it to the next one, if one comes
   private boolean hasData;
   private String eventType = "";
   private String lastEventIdBuffer = "";
@@ -72,8 +78,8 @@ public final class SseDecoder {
   }
 
   /**
-   * @param observer sees each event's data as it arrives (data lines joined by LF, a trailing LF
-   *     after the last one), and is reset after each event has gone to the listener; or null
+   * @param observer sees each event's data as it arrives (data lines joined by LF: exactly the
+   *     data the event delivers), and is reset after each event has gone to the listener; or null
    */
   public SseDecoder(long maxEventBytes, MessageObserver observer, Consumer<SseEvent> listener) {
     this.maxEventBytes = maxEventBytes <= 0 ? Integer.MAX_VALUE - 16 : maxEventBytes;
@@ -89,10 +95,11 @@ public final class SseDecoder {
    */
   public void expectAtMost(long streamLength) {
     this.expected = Math.min(Math.min(Math.max(0, streamLength), maxEventBytes + 1), PRESIZE_MAX);
+    this.declared = streamLength > 0 ? streamLength : -1;
   }
 
   /** The most room given to an event's data up front. */
-  static final int PRESIZE_MAX = 2 << 20;
+  public static final int PRESIZE_MAX = 2 << 20;
 
   /** The id to resume from ({@code Last-Event-ID}), or null when the server gave none. */
   public String lastEventId() {
@@ -122,6 +129,17 @@ public final class SseDecoder {
   }
 
   public void feed(byte[] bytes, int offset, int length) throws SseException {
+    chunk = bytes;
+    chunkStart = offset;
+    try {
+      feedChunk(bytes, offset, length);
+    } finally {
+      fed += length;
+      chunk = null;
+    }
+  }
+
+  private void feedChunk(byte[] bytes, int offset, int length) throws SseException {
     int end = offset + length;
     int i = offset;
     while (i < end && bomMatched >= 0) {
@@ -175,6 +193,9 @@ public final class SseDecoder {
     if (length == 0) {
       return;
     }
+    if (bytes == chunk) {
+      valueEnd = fed + (offset + length - chunkStart);
+    }
     if (dataLine) {
       if (spaceMayFollow) {
         spaceMayFollow = false;
@@ -219,31 +240,59 @@ public final class SseDecoder {
 
   /** Adds bytes of the current data line's value to the event's data. */
   private void appendValue(byte[] bytes, int offset, int length) throws SseException {
-    int needed = dataLength + length + 1; // room for the line's LF too
-    if (needed - 1 > maxEventBytes) {
+    if (length == 0) {
+      return;
+    }
+    joinLines();
+    ensureRoom(length);
+    System.arraycopy(bytes, offset, data, dataLength, length);
+    dataLength += length;
+    if (observer != null) {
+      observer.feed(bytes, offset, length);
+    }
+  }
+
+  /**
+   * Room for {@code length} more bytes of data. The data grows by doubling, but never past what
+   * the stream declared it still holds (the rest of the stream, less its last blank line): a lone
+   * 9 MB event in a stream that says so gets an array of exactly its size, which is then handed
+   * over as the event's data without another copy.
+   */
+  private void ensureRoom(int length) throws SseException {
+    int needed = dataLength + length;
+    if (needed > maxEventBytes) {
       throw new SseException("server-sent event exceeds " + maxEventBytes + " bytes");
     }
     if (needed > data.length) {
-      long grown = Math.max(Math.max(data.length * 2L, needed), expected);
-      data = Arrays.copyOf(data, (int) Math.min(grown, maxEventBytes + 1L));
+      long grown = Math.max(data.length * 2L, expected);
+      if (declared > 0) {
+        long rest = Math.max(0, declared - valueEnd);
+        grown = Math.min(grown, needed + Math.max(0, rest - 2)); // "\n\n" ends the event
+      }
+      data = Arrays.copyOf(data, (int) Math.min(Math.max(grown, needed), maxEventBytes));
       expected = 0; // a stream declared longer than its events must not pin that much twice
-    }
-    System.arraycopy(bytes, offset, data, dataLength, length);
-    dataLength += length;
-    if (observer != null && length > 0) {
-      observer.feed(bytes, offset, length);
     }
   }
 
   private static final byte[] LF = {'\n'};
 
-  /** Ends the current data line: the LF that joins it to the next one. */
-  private void endValue() {
-    data[dataLength++] = '\n'; // appendValue left room for it
-    hasData = true;
-    if (observer != null) {
-      observer.feed(LF, 0, 1);
+  /** A data line that follows another is joined to it by an LF. */
+  private void joinLines() throws SseException {
+    if (pendingLf) {
+      pendingLf = false;
+      ensureRoom(1);
+      data[dataLength++] = '\n';
+      if (observer != null) {
+        observer.feed(LF, 0, 1);
+      }
     }
+  }
+
+  /** Ends the current data line; the LF that would join it to a next one is written only then. */
+  private void endValue() throws SseException {
+    joinLines(); // an empty data line after another still adds its LF
+    pendingLf = true;
+    hasData = true;
   }
 
   private void endLine() throws SseException {
@@ -323,10 +372,17 @@ public final class SseDecoder {
 
   private void dispatch() {
     lastEventId = lastEventIdBuffer;
-    boolean deliver = hasData && dataLength > 1; // more than the trailing LF
-    byte[] payload = deliver ? Arrays.copyOf(data, dataLength - 1) : null;
+    boolean deliver = hasData && dataLength > 0;
+    byte[] payload = null;
+    if (deliver && dataLength == data.length) {
+      payload = data; // sized exactly (see ensureRoom): handed over, not copied
+      data = new byte[256];
+    } else if (deliver) {
+      payload = Arrays.copyOf(data, dataLength);
+    }
     String type = eventType.isEmpty() ? "message" : eventType;
     hasData = false;
+    pendingLf = false;
     dataLength = 0;
     eventType = "";
     if (data.length > RETAINED_BUFFER) {

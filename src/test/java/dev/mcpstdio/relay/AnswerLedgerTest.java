@@ -59,19 +59,19 @@ class AnswerLedgerTest {
   void duplicateDoesNotLeakASlot() throws Exception {
     AnswerLedger l = ledger(true);
     l.open(id("1"), NO_WAIT);
-    for (int i = 0; i < AnswerLedger.MAX_OPEN * 2; i++) {
+    for (int i = 0; i < InFlightBounds.MAX_OPEN * 2; i++) {
       assertThat(l.open(id("1"), NO_WAIT)).isEqualTo(Opening.DUPLICATE);
     }
-    for (int i = 2; i <= AnswerLedger.MAX_OPEN; i++) {
+    for (int i = 2; i <= InFlightBounds.MAX_OPEN; i++) {
       assertThat(l.open(id(Integer.toString(i)), NO_WAIT)).isEqualTo(Opening.OPENED);
     }
-    assertThat(l.openIds().size()).isEqualTo(AnswerLedger.MAX_OPEN);
+    assertThat(l.openIds().size()).isEqualTo(InFlightBounds.MAX_OPEN);
   }
 
   @Test
   void busyWhenAllSlotsAreTakenAndFreeAgainAfterAnAnswer() throws Exception {
     AnswerLedger l = ledger(true);
-    for (int i = 0; i < AnswerLedger.MAX_OPEN; i++) {
+    for (int i = 0; i < InFlightBounds.MAX_OPEN; i++) {
       assertThat(l.open(id(Integer.toString(i)), NO_WAIT)).isEqualTo(Opening.OPENED);
     }
     assertThat(l.open(id("\"x1\""), NO_WAIT)).isEqualTo(Opening.BUSY);
@@ -88,7 +88,7 @@ class AnswerLedgerTest {
   @Test
   void busyOpenWaitsForASlot() throws Exception {
     AnswerLedger l = ledger(true);
-    for (int i = 0; i < AnswerLedger.MAX_OPEN; i++) {
+    for (int i = 0; i < InFlightBounds.MAX_OPEN; i++) {
       l.open(id(Integer.toString(i)), NO_WAIT);
     }
     CompletableFuture<Opening> opening = new CompletableFuture<>();
@@ -145,7 +145,8 @@ class AnswerLedgerTest {
     assertThat(l.closeForOwnAnswer(id("\"a\""))).isFalse(); // never two own answers
     assertThat(dropReason(l, result("\"\\u0061\""))).isNotNull().contains("already answered");
     clock.addAndGet(AnswerLedger.CANCEL_TTL.toNanos());
-    assertThat(dropReason(l, result("\"a\""))).isNull(); // memory of answered ids is bounded in time
+    // memory of answered ids is bounded in time; past it the id is simply not in flight
+    assertThat(dropReason(l, result("\"a\""))).contains("no request in flight");
   }
 
   @Test
@@ -182,11 +183,26 @@ class AnswerLedgerTest {
   }
 
   @Test
-  void cancelBeforeReuseDoesNotAffectTheNewRequest() throws Exception {
+  void aRecentlyCancelledIdReusedIsAnsweredOnlyByTheNewRequestsAnswer() throws Exception {
     AnswerLedger l = ledger(true);
-    l.cancel(id("8")); // cancel of an id that is not open
+    l.cancel(id("8")); // the earlier request 8 was cancelled; its late answer may still come
     assertThat(l.open(id("8"), NO_WAIT)).isEqualTo(Opening.OPENED);
-    assertThat(dropReason(l, result("8"))).isNull();
+    assertThat(l.isReused(id("8"))).isTrue();
+    assertThat(dropReason(l, result("8"))).contains("late response for cancelled id 8");
+    assertThat(l.isOpen(id("8"))).isTrue(); // the late answer closed nothing
+    JsonRpcMessage.Response answer = (JsonRpcMessage.Response) msg("{\"jsonrpc\":\"2.0\",\"id\":8,\"result\":{\"new\":true}}");
+    l.expect(answer); // the answer to the alias, under the host's id again
+    assertThat(dropReason(l, answer)).isNull();
+    assertThat(l.isOpen(id("8"))).isFalse();
+    assertThat(dropReason(l, result("8"))).contains("already answered");
+  }
+
+  @Test
+  void anIdNeverCancelledIsNotReused() throws Exception {
+    AnswerLedger l = ledger(true);
+    assertThat(l.open(id("9"), NO_WAIT)).isEqualTo(Opening.OPENED);
+    assertThat(l.isReused(id("9"))).isFalse();
+    assertThat(dropReason(l, result("9"))).isNull();
   }
 
   @Test
@@ -234,10 +250,23 @@ class AnswerLedgerTest {
   }
 
   @Test
-  void responseForAnUnknownIdPasses() throws Exception {
+  void responseForAnIdNobodyAskedIsDropped() throws Exception {
     AnswerLedger l = ledger(true);
-    assertThat(dropReason(l, result("42"))).isNull();
-    assertThat(dropReason(l, result("42"))).isNull();
+    assertThat(dropReason(l, result("42"))).contains("no request in flight");
+    assertThat(dropReason(l, result("\"never-asked-1\""))).contains("no request in flight");
+    assertThat(dropReason(l, msg("{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32700,\"message\":\"m\"}}")))
+        .isNull(); // an error about an unreadable message has no id to correlate: it passes
+  }
+
+  @Test
+  void onlyAnswersToAHostBatchFormABatch() throws Exception {
+    AnswerLedger l = ledger(true);
+    l.open(id("1"), NO_WAIT, true);
+    l.open(id("2"), NO_WAIT);
+    assertThat(l.answersHostBatch((JsonRpcMessage.Batch) msg("[{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}]"))).isTrue();
+    assertThat(l.answersHostBatch((JsonRpcMessage.Batch) msg("[{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}]"))).isFalse();
+    assertThat(l.answersHostBatch((JsonRpcMessage.Batch) msg("[{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}},"
+        + "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}]"))).isFalse();
   }
 
   /** The ledger's verdict on one upstream message: why it is held back, or null when it passes. */

@@ -34,7 +34,7 @@ class ResponseReaderTest {
           messages.add(data);
           layouts.add(layout);
           return true;
-        });
+        }, MessageBudget.UNBOUNDED.reader(), true);
     reader.onSubscribe(new Flow.Subscription() {
       @Override
       public void request(long n) {}
