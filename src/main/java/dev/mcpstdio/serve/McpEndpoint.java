@@ -19,9 +19,10 @@ import org.eclipse.jetty.util.Callback;
  * session's stream, DELETE ends the session.
  *
  * <p>A POST is judged in this order, each step answering on its own when it fails: declared size
- * (413 before the body is read), body size, JSON (400, -32700), shape (a batch or an invalid
- * message, 400), protocol version header (400), then the session (400 without an id, 404 for an
- * unknown one, 503 once for a session whose child died). Requests are answered with an event
+ * (413 before the body is read), the body's size, allowance and deadline ({@link RequestBodies}:
+ * 413, 503, 408), JSON in strict UTF-8 (400, -32700), shape (a batch or an invalid message, 400),
+ * protocol version header (400), then the session (400 without an id, 404 for an unknown one, 503
+ * once for a session whose child died). Every error to a request carries its id. Requests are answered with an event
  * stream when the client accepts one, else with JSON; notifications and responses get 202.
  */
 final class McpEndpoint {
