@@ -62,9 +62,17 @@ final class ServeCommand {
     option(spec, "--session-idle-ttl", "SECONDS", String.class, "End sessions idle this long (no request in flight, no open stream); 0 never (default 1800).");
     option(spec, "--max-message-size", "BYTES", String.class, "Largest request body and server line; 0 disables (default 10485760).");
     option(spec, "--backend-timeout", "SECONDS", String.class, "How long a request waits for the server's answer before 504 (default 120).");
+    option(spec, "--max-connections", "N", String.class,
+        "Connections open at once; past it new ones wait until one closes (default " + ServeConfig.Connections.DEFAULT_MAX + ").");
+    option(spec, "--header-timeout", "SECONDS", String.class,
+        "How long a request's head may take from its first byte; then the connection is closed (default 10).");
+    option(spec, "--body-timeout", "SECONDS", String.class,
+        "How long a request body may take, plus 1 s per 16 KiB it delivered; then 408 (default 30).");
     spec.addOption(OptionSpec.builder("--allow-origin").paramLabel("ORIGIN").type(List.class).auxiliaryTypes(String.class)
         .description("Also accept browser requests from this origin, e.g. https://app.example (repeatable).").build());
     option(spec, "--public-url", "URL", String.class, "The URL clients use to reach this endpoint (behind a proxy).");
+    flag(spec, "--trust-proxy-headers",
+        "A proxy in front sets X-Forwarded-Host and X-Forwarded-Proto: reflect them (ignored otherwise).");
     option(spec, "--auth-token", "TOKEN", String.class,
         "Require 'Authorization: Bearer TOKEN' (default: $MCP_STDIO_SERVE_TOKEN; prefer the env var, flags show in ps).");
     option(spec, "--log-level", "LEVEL", String.class, "debug, info, warn, error or off (default info).");
@@ -101,8 +109,8 @@ final class ServeCommand {
   /** Options with a value (the word after them belongs to them). */
   private static final java.util.Set<String> VALUED = java.util.Set.of("--host", "--port", "--path", "--sse-path",
       "--messages-path", "--session-arg", "--workspace-root", "--callback-timeout", "--max-sessions",
-      "--session-idle-ttl", "--max-message-size", "--backend-timeout", "--allow-origin", "--public-url",
-      "--auth-token", "--log-level");
+      "--session-idle-ttl", "--max-message-size", "--backend-timeout", "--max-connections", "--header-timeout",
+      "--body-timeout", "--allow-origin", "--public-url", "--auth-token", "--log-level");
 
   /** The arguments before the child's command: a {@code --help} after it is the child's own. */
   static String[] gatewayOptions(String[] args) {
@@ -133,6 +141,10 @@ final class ServeCommand {
     Duration idle = seconds(r, "--session-idle-ttl", ServeConfig.DEFAULT_SESSION_IDLE_TTL, true);
     long maxMessage = bytes(r, "--max-message-size", ServeConfig.DEFAULT_MAX_MESSAGE_SIZE);
     Duration backend = seconds(r, "--backend-timeout", ServeConfig.DEFAULT_BACKEND_TIMEOUT, false);
+    ServeConfig.Connections connections = new ServeConfig.Connections(
+        integer(r, "--max-connections", ServeConfig.Connections.DEFAULT_MAX, 1, 1_000_000),
+        seconds(r, "--header-timeout", ServeConfig.Connections.DEFAULT_HEADER_TIMEOUT, false),
+        seconds(r, "--body-timeout", ServeConfig.Connections.DEFAULT_BODY_TIMEOUT, false));
     List<String> origins = new ArrayList<>();
     for (String origin : r.matchedOptionValue("--allow-origin", List.<String>of())) {
       origins.add(origin(origin));
@@ -160,8 +172,9 @@ final class ServeCommand {
       throw new UsageException("--path, --sse-path and --messages-path must differ", ExitCodes.USAGE);
     }
     return new ServeConfig(host, port, path, child, maxSessions, idle, maxMessage, backend,
-        ServeConfig.DEFAULT_KEEP_ALIVE, origins, publicUrl, token, ChildProcess.Ladder.DEFAULT, level(r),
-        r.hasMatchedOption("--no-sse") ? null : ssePath, messagesPath, launch(r));
+        ServeConfig.DEFAULT_KEEP_ALIVE, origins, publicUrl, r.hasMatchedOption("--trust-proxy-headers"), token,
+        ChildProcess.Ladder.DEFAULT, level(r), r.hasMatchedOption("--no-sse") ? null : ssePath, messagesPath, launch(r),
+        connections);
   }
 
   /**

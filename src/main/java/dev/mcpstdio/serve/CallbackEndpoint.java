@@ -92,7 +92,7 @@ final class CallbackEndpoint {
     return session;
   }
 
-  void reply(String callbackId, Request request, Response response, Callback callback) throws IOException {
+  void reply(String callbackId, Request request, Response response, Callback callback) throws InterruptedException {
     Session session = session(request, response, callback);
     if (session == null) {
       return;
@@ -131,7 +131,7 @@ final class CallbackEndpoint {
    * file cannot be written (a link in the way). The value never reaches a log: it is one of the
    * session's secrets from here on.
    */
-  void credential(String slug, Request request, Response response, Callback callback) throws IOException {
+  void credential(String slug, Request request, Response response, Callback callback) throws InterruptedException {
     Session session = session(request, response, callback);
     if (session == null) {
       return;

@@ -2,6 +2,7 @@ package dev.mcpstdio.serve;
 
 import dev.mcpstdio.jsonrpc.ErrorCodes;
 import dev.mcpstdio.jsonrpc.JsonRpcCodec;
+import dev.mcpstdio.jsonrpc.JsonRpcId;
 import dev.mcpstdio.jsonrpc.JsonRpcMessage;
 import dev.mcpstdio.jsonrpc.MalformedMessageException;
 import dev.mcpstdio.stdio.Log;
@@ -10,7 +11,6 @@ import java.nio.charset.StandardCharsets;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
-import org.eclipse.jetty.util.Fields;
 
 /**
  * The legacy HTTP+SSE transport (MCP 2024-11-05), for clients that predate Streamable HTTP.
@@ -70,29 +70,38 @@ final class LegacySseEndpoint {
     }
   }
 
-  /** {@code POST /messages?sessionId=...}: one message for the session's child. */
-  void post(Request request, Response response, Callback callback) throws IOException {
-    Fields query = Request.extractQueryParameters(request);
-    String id = query.getValue("sessionId");
-    if (id == null || id.isBlank()) {
-      Replies.error(response, callback, 400, null, ErrorCodes.INVALID_REQUEST, "sessionId required in the query");
-      return;
-    }
-    Session session = sessions.find(id);
-    if (session == null || !session.oneStream || session.ended()) {
-      Replies.error(response, callback, 404, null, ErrorCodes.UPSTREAM_ERROR, "unknown or expired session");
-      return;
-    }
+  /**
+   * {@code POST /messages?sessionId=...}: one message for the session's child. The body is read
+   * first, so that every error answer to a request carries its id; the session is judged before
+   * the message.
+   */
+  void post(Request request, Response response, Callback callback) throws InterruptedException {
     byte[] body = bodies.read(request, response, callback);
     if (body == null) {
       return;
     }
     try {
       JsonRpcMessage message;
+      String malformed = null;
       try {
-        message = JsonRpcCodec.parse(body);
+        message = JsonRpcCodec.parseReceived(body, null); // strict UTF-8, as the relay reads stdin
       } catch (MalformedMessageException e) {
-        Replies.error(response, callback, 400, null, ErrorCodes.PARSE_ERROR, "parse error: " + e.getMessage());
+        message = null;
+        malformed = e.getMessage();
+      }
+      JsonRpcId requestId = message instanceof JsonRpcMessage.Request r ? r.id() : null;
+      String id = Request.extractQueryParameters(request).getValue("sessionId");
+      if (id == null || id.isBlank()) {
+        Replies.error(response, callback, 400, requestId, ErrorCodes.INVALID_REQUEST, "sessionId required in the query");
+        return;
+      }
+      Session session = sessions.find(id);
+      if (session == null || !session.oneStream || session.ended()) {
+        Replies.error(response, callback, 404, requestId, ErrorCodes.UPSTREAM_ERROR, "unknown or expired session");
+        return;
+      }
+      if (message == null) {
+        Replies.error(response, callback, 400, null, ErrorCodes.PARSE_ERROR, "parse error: " + malformed);
         return;
       }
       if (message instanceof JsonRpcMessage.Invalid invalid) {
@@ -100,7 +109,7 @@ final class LegacySseEndpoint {
         return;
       }
       if (session.dead() || !session.send(body)) {
-        Replies.error(response, callback, 503, null, ErrorCodes.UPSTREAM_ERROR, "backend unavailable");
+        Replies.error(response, callback, 503, requestId, ErrorCodes.UPSTREAM_ERROR, "backend unavailable");
         return;
       }
       Replies.text(response, callback, 202, "text/plain", "Accepted");

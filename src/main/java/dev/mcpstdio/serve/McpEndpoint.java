@@ -3,6 +3,7 @@ package dev.mcpstdio.serve;
 import dev.mcpstdio.jsonrpc.ErrorCodes;
 import dev.mcpstdio.jsonrpc.Json;
 import dev.mcpstdio.jsonrpc.JsonRpcCodec;
+import dev.mcpstdio.jsonrpc.JsonRpcId;
 import dev.mcpstdio.jsonrpc.JsonRpcMessage;
 import dev.mcpstdio.jsonrpc.MalformedMessageException;
 import dev.mcpstdio.stdio.Log;
@@ -18,9 +19,10 @@ import org.eclipse.jetty.util.Callback;
  * session's stream, DELETE ends the session.
  *
  * <p>A POST is judged in this order, each step answering on its own when it fails: declared size
- * (413 before the body is read), body size, JSON (400, -32700), shape (a batch or an invalid
- * message, 400), protocol version header (400), then the session (400 without an id, 404 for an
- * unknown one, 503 once for a session whose child died). Requests are answered with an event
+ * (413 before the body is read), the body's size, allowance and deadline ({@link RequestBodies}:
+ * 413, 503, 408), JSON in strict UTF-8 (400, -32700), shape (a batch or an invalid message, 400),
+ * protocol version header (400), then the session (400 without an id, 404 for an unknown one, 503
+ * once for a session whose child died). Every error to a request carries its id. Requests are answered with an event
  * stream when the client accepts one, else with JSON; notifications and responses get 202.
  */
 final class McpEndpoint {
@@ -60,7 +62,7 @@ final class McpEndpoint {
   private void handle(byte[] body, Request request, Response response, Callback callback) throws InterruptedException {
     JsonRpcMessage message;
     try {
-      message = JsonRpcCodec.parse(body);
+      message = JsonRpcCodec.parseReceived(body, null); // strict UTF-8, as the relay reads stdin
     } catch (MalformedMessageException e) {
       Replies.error(response, callback, 400, null, ErrorCodes.PARSE_ERROR, "parse error: " + e.getMessage());
       return;
@@ -77,14 +79,15 @@ final class McpEndpoint {
       }
       default -> {}
     }
-    if (!versionAcceptable(request, response, callback)) {
+    JsonRpcId id = message instanceof JsonRpcMessage.Request r ? r.id() : null; // every error below carries it
+    if (!versionAcceptable(id, request, response, callback)) {
       return;
     }
     if (message instanceof JsonRpcMessage.Request r && r.method().equals("initialize")) {
       initialize(r, request, response, callback);
       return;
     }
-    Session session = session(request, response, callback);
+    Session session = session(id, request, response, callback);
     if (session == null) {
       return;
     }
@@ -110,10 +113,10 @@ final class McpEndpoint {
           "the session stream is an event stream: send Accept: text/event-stream");
       return;
     }
-    if (!versionAcceptable(request, response, callback)) {
+    if (!versionAcceptable(null, request, response, callback)) {
       return;
     }
-    Session session = session(request, response, callback);
+    Session session = session(null, request, response, callback);
     if (session == null) {
       return;
     }
@@ -155,7 +158,7 @@ final class McpEndpoint {
   }
 
   void delete(Request request, Response response, Callback callback) {
-    Session session = session(request, response, callback);
+    Session session = session(null, request, response, callback);
     if (session == null) {
       return;
     }
@@ -237,34 +240,37 @@ final class McpEndpoint {
     };
   }
 
-  /** The session named by the request's header; answers 400, 404 or 503 itself and returns null. */
-  private Session session(Request request, Response response, Callback callback) {
+  /**
+   * The session named by the request's header; answers 400, 404 or 503 itself (for the request
+   * {@code requestId}, null when the message is no request) and returns null.
+   */
+  private Session session(JsonRpcId requestId, Request request, Response response, Callback callback) {
     String id = request.getHeaders().get(SESSION_HEADER);
     if (id == null || id.isBlank()) {
-      Replies.error(response, callback, 400, null, ErrorCodes.INVALID_REQUEST,
+      Replies.error(response, callback, 400, requestId, ErrorCodes.INVALID_REQUEST,
           "Mcp-Session-Id required: send initialize first, then the id it returns");
       return null;
     }
     Session session = sessions.find(id.trim());
-    if (session == null || session.ended() || session.oneStream) { // a legacy HTTP+SSE session is not this endpoint's
-      Replies.error(response, callback, 404, null, ErrorCodes.UPSTREAM_ERROR, "unknown or expired session");
+    if (session == null || session.ended() || session.oneStream) { // an HTTP+SSE (2024-11-05) session is not this endpoint's
+      Replies.error(response, callback, 404, requestId, ErrorCodes.UPSTREAM_ERROR, "unknown or expired session");
       return null;
     }
     if (session.dead()) {
       sessions.end(session, session.deathReason());
-      Replies.error(response, callback, 503, null, ErrorCodes.UPSTREAM_ERROR,
+      Replies.error(response, callback, 503, requestId, ErrorCodes.UPSTREAM_ERROR,
           "backend unavailable: " + session.deathReason() + "; start a new session");
       return null;
     }
     return session;
   }
 
-  private boolean versionAcceptable(Request request, Response response, Callback callback) {
+  private boolean versionAcceptable(JsonRpcId requestId, Request request, Response response, Callback callback) {
     String version = request.getHeaders().get("MCP-Protocol-Version");
     if (version == null || VERSIONS.contains(version.trim())) {
       return true;
     }
-    Replies.error(response, callback, 400, null, ErrorCodes.INVALID_REQUEST,
+    Replies.error(response, callback, 400, requestId, ErrorCodes.INVALID_REQUEST,
         "unsupported MCP-Protocol-Version; supported: " + String.join(", ", VERSIONS.stream().sorted().toList()));
     return false;
   }

@@ -8,10 +8,13 @@ import org.eclipse.jetty.server.Request;
  * The origin ({@code scheme://host[:port]}) a client used to reach this gateway, for URLs the
  * gateway reflects back (the protected-resource metadata address).
  *
- * <p>{@code --public-url} wins. Otherwise the first {@code X-Forwarded-Proto} value (http or https,
- * else http) and the first {@code X-Forwarded-Host} or {@code Host} value are used, the host
- * reduced to the characters a host and port can hold ({@code [A-Za-z0-9.:-]} and IPv6 brackets):
- * quotes, CR, LF and spaces would otherwise let a client inject into a header or a JSON document.
+ * <p>{@code --public-url} wins. Otherwise, with {@code --trust-proxy-headers} (a proxy in front
+ * sets them, and replaces what a client sent), the first {@code X-Forwarded-Proto} value (http or
+ * https, else http) and the first {@code X-Forwarded-Host} value are used; without that flag both
+ * are ignored (any client could send them) and the origin is http and the {@code Host} header, else
+ * the bound address. The host is reduced to the characters a host and port can hold
+ * ({@code [A-Za-z0-9.:-]} and IPv6 brackets): quotes, CR, LF and spaces would otherwise let a
+ * client inject into a header or a JSON document.
  */
 final class Origins {
 
@@ -21,9 +24,10 @@ final class Origins {
     if (config.publicUrl() != null) {
       return HostGuard.origin(config.publicUrl());
     }
-    String proto = first(request.getHeaders().get("X-Forwarded-Proto"));
+    boolean proxied = config.trustProxyHeaders();
+    String proto = proxied ? first(request.getHeaders().get("X-Forwarded-Proto")) : null;
     String scheme = "https".equalsIgnoreCase(proto) ? "https" : "http";
-    String host = sanitise(first(request.getHeaders().get("X-Forwarded-Host")));
+    String host = proxied ? sanitise(first(request.getHeaders().get("X-Forwarded-Host"))) : null;
     if (host == null) {
       host = sanitise(request.getHeaders().get(HttpHeader.HOST));
     }

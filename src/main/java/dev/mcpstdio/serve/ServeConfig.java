@@ -22,12 +22,15 @@ import java.util.List;
  * @param keepAlive the interval of SSE keep-alive comments
  * @param allowedOrigins extra browser origins allowed besides loopback and the public URL
  * @param publicUrl the URL clients use to reach this endpoint (behind a proxy), or null
+ * @param trustProxyHeaders whether a proxy in front sets {@code X-Forwarded-Host} and
+ *     {@code X-Forwarded-Proto} (they are ignored otherwise; {@code publicUrl} wins over them)
  * @param authToken the static bearer token clients must present, or null for no authentication
  * @param ladder the child shutdown ladder
  * @param logLevel how much to log
  * @param ssePath where legacy HTTP+SSE clients open their stream, or null to serve none
  * @param messagesPath where legacy HTTP+SSE clients POST their messages
  * @param launch session arguments and workspaces for session-scoped children
+ * @param connections how many connections, and how long a request's head and body may take
  */
 public record ServeConfig(
     String host,
@@ -41,12 +44,48 @@ public record ServeConfig(
     Duration keepAlive,
     List<String> allowedOrigins,
     URI publicUrl,
+    boolean trustProxyHeaders,
     String authToken,
     ChildProcess.Ladder ladder,
     Log.Level logLevel,
     String ssePath,
     String messagesPath,
-    SessionLaunch launch) {
+    SessionLaunch launch,
+    Connections connections) {
+
+  /**
+   * What keeps slow or many clients from starving the rest.
+   *
+   * @param max connections open at once; past it new connections wait in the system's accept queue
+   *     (established ones are unaffected) until one closes
+   * @param headerTimeout how long a request's head may take to arrive, from its first byte
+   * @param bodyTimeout how long a request body may take, plus one second for every
+   *     {@link #MIN_BODY_RATE} bytes it has delivered (408 past it)
+   */
+  public record Connections(int max, Duration headerTimeout, Duration bodyTimeout) {
+
+    /**
+     * Connections at most, by default: room for every session ({@link #DEFAULT_MAX_SESSIONS}) to
+     * hold its GET stream, a callbacks stream and a few requests at once, while the file
+     * descriptors of the connections and of the sessions' children stay far below the few
+     * thousand a default limit allows.
+     */
+    public static final int DEFAULT_MAX = 512;
+
+    public static final Duration DEFAULT_HEADER_TIMEOUT = Duration.ofSeconds(10);
+    public static final Duration DEFAULT_BODY_TIMEOUT = Duration.ofSeconds(30);
+
+    /** Bytes a second a body must keep up beyond {@link #bodyTimeout} (16 KiB: 128 kbit/s). */
+    public static final long MIN_BODY_RATE = 16 * 1024;
+
+    public static final Connections DEFAULT = new Connections(DEFAULT_MAX, DEFAULT_HEADER_TIMEOUT, DEFAULT_BODY_TIMEOUT);
+
+    public Connections {
+      if (max < 1 || headerTimeout.isNegative() || headerTimeout.isZero() || bodyTimeout.isNegative() || bodyTimeout.isZero()) {
+        throw new IllegalArgumentException("connections: max >= 1 and positive timeouts");
+      }
+    }
+  }
 
   /**
    * How each session's child is started beyond the command: arguments appended from templates
@@ -91,44 +130,58 @@ public record ServeConfig(
   /** Defaults for everything but the child: loopback, port 8080, {@code /mcp}, no auth. */
   public static ServeConfig defaults(ChildSpec child) {
     return new ServeConfig("127.0.0.1", DEFAULT_PORT, DEFAULT_PATH, child, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TTL,
-        DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_BACKEND_TIMEOUT, DEFAULT_KEEP_ALIVE, List.of(), null, null,
-        ChildProcess.Ladder.DEFAULT, Log.Level.INFO, DEFAULT_SSE_PATH, DEFAULT_MESSAGES_PATH, SessionLaunch.NONE);
+        DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_BACKEND_TIMEOUT, DEFAULT_KEEP_ALIVE, List.of(), null, false, null,
+        ChildProcess.Ladder.DEFAULT, Log.Level.INFO, DEFAULT_SSE_PATH, DEFAULT_MESSAGES_PATH, SessionLaunch.NONE,
+        Connections.DEFAULT);
   }
 
   public ServeConfig withPort(int newPort) {
     return new ServeConfig(host, newPort, path, child, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
-        keepAlive, allowedOrigins, publicUrl, authToken, ladder, logLevel, ssePath, messagesPath, launch);
+        keepAlive, allowedOrigins, publicUrl, trustProxyHeaders, authToken, ladder, logLevel, ssePath, messagesPath, launch, connections);
   }
 
   public ServeConfig withAuthToken(String token) {
     return new ServeConfig(host, port, path, child, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
-        keepAlive, allowedOrigins, publicUrl, token, ladder, logLevel, ssePath, messagesPath, launch);
+        keepAlive, allowedOrigins, publicUrl, trustProxyHeaders, token, ladder, logLevel, ssePath, messagesPath, launch, connections);
   }
 
   public ServeConfig withLimits(int sessions, Duration idleTtl, long messageSize, Duration timeout, Duration alive) {
     return new ServeConfig(host, port, path, child, sessions, idleTtl, messageSize, timeout, alive, allowedOrigins,
-        publicUrl, authToken, ladder, logLevel, ssePath, messagesPath, launch);
+        publicUrl, trustProxyHeaders, authToken, ladder, logLevel, ssePath, messagesPath, launch, connections);
   }
 
   public ServeConfig withOrigins(List<String> origins, URI url) {
     return new ServeConfig(host, port, path, child, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
-        keepAlive, origins, url, authToken, ladder, logLevel, ssePath, messagesPath, launch);
+        keepAlive, origins, url, trustProxyHeaders, authToken, ladder, logLevel, ssePath, messagesPath, launch, connections);
   }
 
   public ServeConfig withChild(ChildSpec newChild, ChildProcess.Ladder newLadder) {
     return new ServeConfig(host, port, path, newChild, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
-        keepAlive, allowedOrigins, publicUrl, authToken, newLadder, logLevel, ssePath, messagesPath, launch);
+        keepAlive, allowedOrigins, publicUrl, trustProxyHeaders, authToken, newLadder, logLevel, ssePath, messagesPath, launch, connections);
   }
 
   /** The same, with the legacy HTTP+SSE endpoints at these paths ({@code ssePath} null: none). */
   public ServeConfig withLegacySse(String newSsePath, String newMessagesPath) {
     return new ServeConfig(host, port, path, child, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
-        keepAlive, allowedOrigins, publicUrl, authToken, ladder, logLevel, newSsePath, newMessagesPath, launch);
+        keepAlive, allowedOrigins, publicUrl, trustProxyHeaders, authToken, ladder, logLevel, newSsePath, newMessagesPath, launch, connections);
   }
 
   public ServeConfig withLaunch(SessionLaunch newLaunch) {
     return new ServeConfig(host, port, path, child, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
-        keepAlive, allowedOrigins, publicUrl, authToken, ladder, logLevel, ssePath, messagesPath, newLaunch);
+        keepAlive, allowedOrigins, publicUrl, trustProxyHeaders, authToken, ladder, logLevel, ssePath, messagesPath, newLaunch, connections);
+  }
+
+  /** The same, with these connection bounds. */
+  public ServeConfig withConnections(Connections newConnections) {
+    return new ServeConfig(host, port, path, child, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
+        keepAlive, allowedOrigins, publicUrl, trustProxyHeaders, authToken, ladder, logLevel, ssePath, messagesPath, launch,
+        newConnections);
+  }
+
+  /** The same, trusting (or not) the {@code X-Forwarded-*} headers of a proxy in front. */
+  public ServeConfig withTrustProxyHeaders(boolean trust) {
+    return new ServeConfig(host, port, path, child, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
+        keepAlive, allowedOrigins, publicUrl, trust, authToken, ladder, logLevel, ssePath, messagesPath, launch, connections);
   }
 
   /** The path of the public URL (a proxy's prefix) without a trailing slash; empty without one. */

@@ -8,17 +8,21 @@ import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.NetworkConnectionLimit;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.server.Server;
-import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
 /**
  * {@code mcp-stdio serve}: Jetty wiring and the route table.
  *
- * <p>Every request passes the {@link HostGuard} first (403), then, for the MCP endpoint, the
+ * <p>Every connection counts against {@code --max-connections} ({@link NetworkConnectionLimit}: past
+ * it, new connections wait until one closes) and every request head against
+ * {@code --header-timeout} ({@link HeadDeadline}, which wraps the routes); a failing accept backs off
+ * ({@link GatewayConnector}); bodies are read within their own bounds ({@link RequestBodies}).
+ * Every request passes the {@link HostGuard} first (403), then, for the MCP endpoint, the
  * {@link BearerGate} (401 with a {@code WWW-Authenticate} challenge). Health checks
  * ({@code /healthz}, {@code /readyz}) and the protected-resource document need no token. Each
  * request is logged on stderr once it completes, with its query string redacted. Handlers run on
@@ -28,10 +32,13 @@ public final class ServeGateway implements AutoCloseable {
 
   private static final String METADATA_PATH = "/.well-known/oauth-protected-resource";
 
+  /** A connection with nothing to read or write this long is closed (event streams excepted). */
+  static final long IDLE_TIMEOUT_MILLIS = 30_000;
+
   private final ServeConfig config;
   private final Log log;
   private final Server server;
-  private final ServerConnector connector;
+  private final GatewayConnector connector;
   private final Sessions sessions;
   private final HostGuard guard;
   private final BearerGate gate;
@@ -39,6 +46,9 @@ public final class ServeGateway implements AutoCloseable {
   private final LegacySseEndpoint legacy;
   private final CallbackEndpoint callbacks;
   private final Readiness readiness;
+  private final RequestBodies bodies;
+  private final HeadDeadline heads;
+  private final NetworkConnectionLimit limit;
 
   public ServeGateway(ServeConfig config, Log log) {
     this.config = config;
@@ -46,7 +56,7 @@ public final class ServeGateway implements AutoCloseable {
     this.sessions = new Sessions(config, log);
     this.guard = new HostGuard(config.host(), config.publicUrl(), config.allowedOrigins());
     this.gate = new BearerGate(config.authToken(), config.publicUrl(), config.path());
-    RequestBodies bodies = new RequestBodies(config.maxMessageSize());
+    this.bodies = new RequestBodies(config.maxMessageSize(), config.connections().bodyTimeout());
     this.endpoint = new McpEndpoint(config, sessions, bodies, log);
     this.legacy = new LegacySseEndpoint(config, sessions, bodies, log);
     this.callbacks = new CallbackEndpoint(sessions, bodies, config.keepAlive().toMillis());
@@ -58,13 +68,29 @@ public final class ServeGateway implements AutoCloseable {
     HttpConfiguration http = new HttpConfiguration();
     http.setSendServerVersion(false);
     http.setSendDateHeader(false);
-    this.connector = new ServerConnector(server, new HttpConnectionFactory(http));
+    AcceptBackoff backoff = new AcceptBackoff(log, () -> System.nanoTime() / 1_000_000);
+    this.connector = new GatewayConnector(server, backoff, new HttpConnectionFactory(http));
     connector.setHost(config.host());
     connector.setPort(config.port());
-    connector.setIdleTimeout(30_000);
+    connector.setIdleTimeout(IDLE_TIMEOUT_MILLIS);
     server.addConnector(connector);
-    server.setHandler(new Routes());
+    // past the cap the connector stops accepting: new connections wait in the system's accept
+    // queue, established ones go on
+    this.limit = new NetworkConnectionLimit(config.connections().max(), connector);
+    server.addBean(limit);
+    this.heads = new HeadDeadline(config.connections().headerTimeout(), log, new Routes());
+    connector.addEventListener(heads);
+    server.setHandler(heads);
     server.setStopTimeout(2_000);
+  }
+
+  /** Network connections open now. */
+  int connections() {
+    return limit.getNetworkConnectionCount();
+  }
+
+  RequestBodies bodies() {
+    return bodies;
   }
 
   public void start() throws Exception {
@@ -85,6 +111,9 @@ public final class ServeGateway implements AutoCloseable {
   @Override
   public void close() throws Exception {
     try {
+      // an acceptor held back by the connection cap must see the close, or stopping waits for it
+      limit.stop();
+      connector.setAccepting(true);
       connector.close();
       sessions.shutdown();
     } finally {
@@ -97,7 +126,7 @@ public final class ServeGateway implements AutoCloseable {
     String idle = config.sessionIdleTtl().isZero() ? "no idle eviction" : "idle-ttl " + config.sessionIdleTtl().toSeconds() + " s";
     String sse = config.ssePath() == null ? "no HTTP+SSE" : "HTTP+SSE at " + config.ssePath() + " and " + config.messagesPath();
     return "serving " + config.child().describe() + " at " + url() + " (" + auth + "; max " + config.maxSessions()
-        + " sessions, " + idle + "; " + sse + ")";
+        + " sessions, " + idle + "; " + sse + "; max " + config.connections().max() + " connections)";
   }
 
   private final class Routes extends Handler.Abstract {

@@ -87,6 +87,23 @@ class ServeCommandTest {
     }
 
     @Test
+    void connectionBoundsAndProxyTrustAreParsed() throws Exception {
+      ServeConfig defaults = parse();
+      assertThat(defaults.connections()).isEqualTo(ServeConfig.Connections.DEFAULT);
+      assertThat(defaults.connections().max()).isEqualTo(512);
+      assertThat(defaults.trustProxyHeaders()).isFalse();
+      ServeConfig c = parse("--max-connections", "64", "--header-timeout", "2.5", "--body-timeout", "60",
+          "--trust-proxy-headers");
+      assertThat(c.connections()).isEqualTo(new ServeConfig.Connections(64, Duration.ofMillis(2500), Duration.ofSeconds(60)));
+      assertThat(c.trustProxyHeaders()).isTrue();
+      // a valued option's value is not taken for the child's command
+      assertThat(parse("--max-connections", "8", "--", "my-server").child().argv()).containsExactly("my-server");
+      usageError("--max-connections", "0");
+      usageError("--header-timeout", "0");
+      usageError("--body-timeout", "-1");
+    }
+
+    @Test
     void legacySseEndpointsAreOnByDefaultAndCanBeMovedOrSwitchedOff() throws Exception {
       ServeConfig c = parse();
       assertThat(c.ssePath()).isEqualTo("/sse");

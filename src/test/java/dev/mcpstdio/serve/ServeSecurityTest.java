@@ -85,11 +85,56 @@ class ServeSecurityTest {
 
   @Test
   void reflectedHostValuesAreSanitised() throws Exception {
-    try (ServeHarness serve = ServeHarness.start(ServeHarness.config(QUIET).withAuthToken("t").withOrigins(List.of(), null))) {
+    try (ServeHarness serve = ServeHarness.start(ServeHarness.config(QUIET).withAuthToken("t").withOrigins(List.of(), null)
+        .withTrustProxyHeaders(true))) {
       String reply = raw(serve, "POST /mcp HTTP/1.1\r\nHost: localhost:" + serve.gateway.port()
           + "\r\nX-Forwarded-Host: a\"b,evil\r\nX-Forwarded-Proto: javascript\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
       assertThat(reply).startsWith("HTTP/1.1 401")
           .contains("resource_metadata=\"http://ab/.well-known/oauth-protected-resource/mcp\"");
+    }
+  }
+
+  private static final String FORWARDED = "X-Forwarded-Host: attacker.example\r\nX-Forwarded-Proto: https\r\n";
+
+  @Test
+  void forwardedHeadersAreIgnoredWithoutAProxyInFront() throws Exception {
+    try (ServeHarness serve = ServeHarness.start(ServeHarness.config(QUIET).withAuthToken("t"))) {
+      String host = "localhost:" + serve.gateway.port();
+      String challenge = raw(serve, "POST /mcp HTTP/1.1\r\nHost: " + host + "\r\n" + FORWARDED
+          + "Content-Length: 0\r\nConnection: close\r\n\r\n");
+      assertThat(challenge).startsWith("HTTP/1.1 401")
+          .contains("resource_metadata=\"http://" + host + "/.well-known/oauth-protected-resource/mcp\"")
+          .doesNotContain("attacker");
+      String document = raw(serve, "GET /.well-known/oauth-protected-resource/mcp HTTP/1.1\r\nHost: " + host + "\r\n"
+          + FORWARDED + "Connection: close\r\n\r\n");
+      assertThat(document).startsWith("HTTP/1.1 200").contains("\"resource\":\"http://" + host + "/mcp\"")
+          .doesNotContain("attacker");
+    }
+  }
+
+  @Test
+  void forwardedHeadersAreReflectedWhenTheFlagSaysAProxyIsInFront() throws Exception {
+    try (ServeHarness serve = ServeHarness.start(ServeHarness.config(QUIET).withAuthToken("t").withTrustProxyHeaders(true))) {
+      String host = "localhost:" + serve.gateway.port();
+      String challenge = raw(serve, "POST /mcp HTTP/1.1\r\nHost: " + host + "\r\n" + FORWARDED
+          + "Content-Length: 0\r\nConnection: close\r\n\r\n");
+      assertThat(challenge).startsWith("HTTP/1.1 401")
+          .contains("resource_metadata=\"https://attacker.example/.well-known/oauth-protected-resource/mcp\"");
+      String document = raw(serve, "GET /.well-known/oauth-protected-resource/mcp HTTP/1.1\r\nHost: " + host + "\r\n"
+          + FORWARDED + "Connection: close\r\n\r\n");
+      assertThat(document).contains("\"resource\":\"https://attacker.example/mcp\"");
+    }
+  }
+
+  @Test
+  void thePublicUrlWinsOverForwardedHeaders() throws Exception {
+    ServeConfig config = ServeHarness.config(QUIET).withAuthToken("t").withTrustProxyHeaders(true)
+        .withOrigins(List.of(), URI.create("https://mcp.example.com/base"));
+    try (ServeHarness serve = ServeHarness.start(config)) {
+      String challenge = raw(serve, "POST /mcp HTTP/1.1\r\nHost: mcp.example.com\r\n" + FORWARDED
+          + "Content-Length: 0\r\nConnection: close\r\n\r\n");
+      assertThat(challenge).startsWith("HTTP/1.1 401")
+          .contains("resource_metadata=\"https://mcp.example.com/.well-known/oauth-protected-resource/base/mcp\"");
     }
   }
 
