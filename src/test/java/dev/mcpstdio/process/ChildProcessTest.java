@@ -45,7 +45,7 @@ class ChildProcessTest {
   private final List<Long> strays = new ArrayList<>();
 
   /** Records what the child's stdout pump hands over. */
-  static final class Recorder implements ChildProcess.Listener {
+  static class Recorder implements ChildProcess.Listener {
     final List<String> lines = new CopyOnWriteArrayList<>();
     final List<Long> oversized = new CopyOnWriteArrayList<>();
     final AtomicInteger closedCount = new AtomicInteger();
