@@ -9,7 +9,8 @@ import java.io.IOException;
  *
  * <p>Only the top level of the object is scanned, up to where the bytes stop, so an {@code id}
  * written before the bulk of the message is found exactly (it is never guessed from nested
- * content). That lets the error for an oversized request carry the request's id.
+ * content). That lets the error for an oversized request carry the request's id, and an
+ * oversized answer fail the request it answers.
  */
 public final class PartialMessage {
 

@@ -58,7 +58,7 @@ public final class Log {
 
   /**
    * The same sink with a tag added after the prefix and any tags this logger already has, e.g.
-   * {@code [mcp-stdio] [session 3f0c] [child] ...}.
+   * {@code [mcp-stdio] [session 3f0c] ...}.
    */
   public Log tagged(String newTag) {
     return new Log(out, threshold, redactor, newTag.isEmpty() ? tag : tag + "[" + newTag + "] ", lock);
