@@ -58,6 +58,9 @@ final class ServeCommand {
     flag(spec, "--keep-workspaces", "Keep session folders after their sessions end.");
     option(spec, "--callback-timeout", "SECONDS", String.class,
         "How long a child's callback waits for the host's decision (default 120; see docs/callbacks.md).");
+    option(spec, "--child-stderr-rate", "BYTES", String.class,
+        "Bytes per second of each child's stderr that reach the log, in bursts of up to 16 s' worth; the rest is"
+            + " dropped and counted (default 16384).");
     option(spec, "--max-sessions", "N", String.class, "Live sessions at most; initialize past it gets 503 (default 100).");
     option(spec, "--session-idle-ttl", "SECONDS", String.class, "End sessions idle this long (no request in flight, no open stream); 0 never (default 1800).");
     option(spec, "--max-message-size", "BYTES", String.class, "Largest request body and server line; 0 disables (default 10485760).");
@@ -108,7 +111,7 @@ final class ServeCommand {
 
   /** Options with a value (the word after them belongs to them). */
   private static final java.util.Set<String> VALUED = java.util.Set.of("--host", "--port", "--path", "--sse-path",
-      "--messages-path", "--session-arg", "--workspace-root", "--callback-timeout", "--max-sessions",
+      "--messages-path", "--session-arg", "--workspace-root", "--callback-timeout", "--child-stderr-rate", "--max-sessions",
       "--session-idle-ttl", "--max-message-size", "--backend-timeout", "--max-connections", "--header-timeout",
       "--body-timeout", "--allow-origin", "--public-url", "--auth-token", "--log-level");
 
@@ -215,7 +218,10 @@ final class ServeCommand {
       throw new UsageException("--keep-workspaces needs --workspace-root", ExitCodes.USAGE);
     }
     Duration callbackTimeout = seconds(r, "--callback-timeout", ServeConfig.SessionLaunch.DEFAULT_CALLBACK_TIMEOUT, false);
-    return new ServeConfig.SessionLaunch(templates, root, r.hasMatchedOption("--keep-workspaces"), callbackTimeout);
+    int stderrRate = integer(r, "--child-stderr-rate", (int) ChildProcess.StderrLimit.DEFAULT.bytesPerSecond(), 1024,
+        64 << 20);
+    return new ServeConfig.SessionLaunch(templates, root, r.hasMatchedOption("--keep-workspaces"), callbackTimeout,
+        new ChildProcess.StderrLimit(stderrRate));
   }
 
   /** An endpoint path option: it starts with / and holds no quote, space, ? or #. */

@@ -9,7 +9,8 @@ import java.io.IOException;
  *
  * <p>Only the top level of the object is scanned, up to where the bytes stop, so an {@code id}
  * written before the bulk of the message is found exactly (it is never guessed from nested
- * content). That lets the error for an oversized request carry the request's id.
+ * content). That lets the error for an oversized request carry the request's id, and an
+ * oversized answer fail the request it answers.
  */
 public final class PartialMessage {
 
@@ -17,11 +18,27 @@ public final class PartialMessage {
 
   /** The top-level id of a request whose first bytes are {@code head}, or null if unseen. */
   public static JsonRpcId requestId(byte[] head) {
+    return scan(head, true).id();
+  }
+
+  /**
+   * The top-level id of a response whose first bytes are {@code head}: null if unseen, or when the
+   * bytes show a {@code method} (a request's id is the sender's own, not one it answers).
+   */
+  public static JsonRpcId responseId(byte[] head) {
+    Seen seen = scan(head, false);
+    return seen.method() ? null : seen.id();
+  }
+
+  private record Seen(JsonRpcId id, boolean method) {}
+
+  /** Scans the top level; with {@code untilBoth}, stops once both an id and a method are seen. */
+  private static Seen scan(byte[] head, boolean untilBoth) {
     JsonRpcId id = null;
     boolean method = false;
     try (JsonParser p = Json.parser(head, 0, head.length)) {
       if (p.nextToken() != JsonToken.START_OBJECT) {
-        return null;
+        return new Seen(null, false);
       }
       while (p.nextToken() == JsonToken.FIELD_NAME) {
         String name = p.currentName();
@@ -29,19 +46,19 @@ public final class PartialMessage {
         if (name.equals("id")) {
           id = Json.readId(p, head, 0);
           if (id != null && !id.isString() && Json.valueEnd(p, 0) >= head.length) {
-            return null; // the bytes stop at the end of the number: its digits may go on
+            return new Seen(null, method); // the bytes stop at the end of the number: its digits may go on
           }
         } else if (name.equals("method")) {
           method = true;
         }
         Json.finishValue(p);
-        if (id != null && method) {
-          return id;
+        if (untilBoth && id != null && method) {
+          return new Seen(id, true);
         }
       }
     } catch (IOException e) {
       // the bytes ran out: report what was seen
     }
-    return id;
+    return new Seen(id, method);
   }
 }

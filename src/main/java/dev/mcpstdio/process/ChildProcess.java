@@ -18,18 +18,24 @@ import java.util.concurrent.Semaphore;
 /**
  * One stdio child process, owned from spawn to reaping.
  *
- * <p>The child is started from an argv list, never through a shell. Its stdout is read line by line
- * (bounded by the maximum message size) and every line handed to the {@link Listener}; its stderr
- * is read line by line and logged with this child's tag, so a chatty child can never block on a
- * full pipe and never reaches the gateway's own output unprefixed. Lines for its stdin go through a
- * bounded queue to one writer thread: a child that stops reading fills the queue and further
- * sends are refused at once, rather than blocking whoever sends.
+ * <p>The child is started from an argv list, never through a shell, as the leader of a process
+ * group of its own where the platform allows ({@link ProcessGroups}), watched by the gateway's
+ * {@link Watchdog} so that the group ends with the gateway however the gateway ends. Its stdout is
+ * read line by line (bounded by the maximum message size) and every line handed to the
+ * {@link Listener}; its stderr is read line by line and logged as the child's output
+ * ({@link Log#output}: marked, so it can never pass for a gateway line), within a budget of bytes
+ * per second ({@link StderrLimit}): a chatty child never blocks on a full pipe, and a flooding one
+ * costs the log a bounded rate and one line per {@link StderrBudget#REPORT_INTERVAL} saying how
+ * much was dropped. Lines for its stdin go through a bounded queue to one writer thread: a child
+ * that stops reading fills the queue and further sends are refused at once, rather than blocking
+ * whoever sends.
  *
  * <p>The three pumps are platform threads: a blocking pipe read or write holds its carrier, and
  * a few hundred idle children would otherwise starve every virtual thread in the gateway.
  *
  * <p>{@link #close()} runs the shutdown ladder: close stdin, wait, SIGTERM to the whole process
- * tree, wait, SIGKILL to whatever is left, and returns once the child has been reaped.
+ * tree (the child's process group, and whatever {@link ProcessHandle#descendants()} shows besides),
+ * wait, SIGKILL to whatever is left, and returns once the child has been reaped.
  */
 public final class ChildProcess implements AutoCloseable {
 
@@ -38,15 +44,21 @@ public final class ChildProcess implements AutoCloseable {
     /** One line of the child's stdout, without its terminator. */
     void onLine(byte[] line);
 
-    /** A stdout line longer than the bound; it was skipped. */
-    default void onOversizedLine(long length) {}
+    /**
+     * A stdout line longer than the bound; it was skipped.
+     *
+     * @param head its first bytes (at most {@link LineReader#HEAD_BYTES}), enough to read an id
+     *     written before the bulk of the message
+     */
+    default void onOversizedLine(long length, byte[] head) {}
 
     /** The child's stdout ended: it exited or closed it. Called once. */
     void onStdoutClosed();
 
     /**
      * One line of the child's stderr (at most {@link #STDERR_LINE_BYTES}), before it is logged.
-     * Called on the stderr pump; must not block.
+     * Called on the stderr pump for every line, also past the stderr budget (a structured callback
+     * is never dropped); must not block.
      *
      * @return true when the line was consumed (a structured callback) and must not be logged
      */
@@ -58,6 +70,28 @@ public final class ChildProcess implements AutoCloseable {
   /** The waits of the shutdown ladder. */
   public record Ladder(Duration afterStdinClosed, Duration afterTerm) {
     public static final Ladder DEFAULT = new Ladder(Duration.ofSeconds(2), Duration.ofSeconds(2));
+  }
+
+  /**
+   * How much of a child's stderr reaches the log: {@code bytesPerSecond} on average, with bursts of
+   * up to {@link #burstBytes()}; the rest is read (the child never blocks) and dropped, and counted.
+   */
+  public record StderrLimit(long bytesPerSecond) {
+    /** 16 KiB/s per child: a chatty server's lines, not a flood (100 sessions: 1.6 MiB/s at most). */
+    public static final StderrLimit DEFAULT = new StderrLimit(16 * 1024);
+
+    /** A burst may spend this many seconds' worth at once (a start-up banner, a stack trace). */
+    public static final int BURST_SECONDS = 16;
+
+    public StderrLimit {
+      if (bytesPerSecond < 1) {
+        throw new IllegalArgumentException("a stderr limit must be at least 1 byte per second");
+      }
+    }
+
+    public long burstBytes() {
+      return Math.multiplyExact(bytesPerSecond, BURST_SECONDS);
+    }
   }
 
   /**
@@ -85,6 +119,8 @@ public final class ChildProcess implements AutoCloseable {
   private static final byte[] EOF = new byte[0];
 
   private final Process process;
+  /** The child's process group, which it leads; -1 when the platform gives it none. */
+  private final long group;
   private final OutputStream stdin;
   private final LinkedBlockingQueue<byte[]> outbox = new LinkedBlockingQueue<>(STDIN_QUEUE);
   private final Semaphore room = new Semaphore(STDIN_QUEUE_BYTES); // bytes the queue may still take
@@ -94,30 +130,46 @@ public final class ChildProcess implements AutoCloseable {
   private volatile boolean stdinOpen = true;
   private volatile boolean closing;
 
-  private ChildProcess(Process process, Log log, Ladder ladder) {
+  private ChildProcess(Process process, long group, Log log, Ladder ladder) {
     this.process = process;
+    this.group = group;
     this.stdin = process.getOutputStream();
     this.log = log;
     this.ladder = ladder;
+  }
+
+  /** Starts {@code spec} with the default stderr limit; see the full form. */
+  public static ChildProcess start(ChildSpec spec, long maxLineBytes, Log log, Ladder ladder, Listener listener)
+      throws IOException {
+    return start(spec, maxLineBytes, log, ladder, StderrLimit.DEFAULT, listener);
   }
 
   /**
    * Starts {@code spec} and its pumps.
    *
    * @param maxLineBytes the longest stdout line delivered; longer ones are skipped and reported
+   * @param log where the gateway's lines about this child, and the child's stderr, go
    * @throws IOException when the program cannot be started (not found, not executable)
    */
-  public static ChildProcess start(ChildSpec spec, long maxLineBytes, Log log, Ladder ladder, Listener listener)
-      throws IOException {
-    ProcessBuilder builder = new ProcessBuilder(spec.argv());
+  public static ChildProcess start(ChildSpec spec, long maxLineBytes, Log log, Ladder ladder, StderrLimit stderrLimit,
+      Listener listener) throws IOException {
+    boolean grouped = ProcessGroups.available();
+    ProcessBuilder builder = new ProcessBuilder(grouped
+        ? ProcessGroups.leaderArgv(spec.argv(), spec.workingDirectory()) : spec.argv());
     builder.environment().keySet().removeAll(spec.removedEnv());
     builder.environment().putAll(spec.extraEnv());
     if (spec.workingDirectory() != null) {
       builder.directory(spec.workingDirectory().toFile());
     }
-    ChildProcess child = new ChildProcess(builder.start(), log, ladder);
+    Process process = builder.start();
+    if (grouped && !Watchdog.get().watch(process.pid())) {
+      log.warn("cannot start the process watchdog: child " + process.pid()
+          + " and its descendants may outlive a gateway that is killed");
+    }
+    ChildProcess child = new ChildProcess(process, grouped ? process.pid() : -1, log, ladder);
+    StderrBudget budget = new StderrBudget(stderrLimit);
     child.pump("stdout", () -> child.readStdout(maxLineBytes, listener));
-    child.pump("stderr", () -> child.readStderr(listener));
+    child.pump("stderr", () -> child.readStderr(listener, budget));
     child.pump("stdin", child::writeStdin);
     return child;
   }
@@ -234,7 +286,7 @@ public final class ChildProcess implements AutoCloseable {
               deliver(() -> listener.onLine(text.bytes()));
             }
           }
-          case LineReader.Line.Oversized big -> deliver(() -> listener.onOversizedLine(big.length()));
+          case LineReader.Line.Oversized big -> deliver(() -> listener.onOversizedLine(big.length(), big.head()));
         }
       }
     } catch (IOException e) {
@@ -255,7 +307,14 @@ public final class ChildProcess implements AutoCloseable {
     }
   }
 
-  private void readStderr(Listener listener) {
+  /**
+   * Logs the child's stderr, one marked line per line, within {@code budget}. A line the listener
+   * consumes (a structured callback) is charged but never dropped; a line past the budget is read
+   * and counted, and the count is logged with the first line after each
+   * {@link StderrBudget#REPORT_INTERVAL} of dropping, and when stderr closes.
+   */
+  private void readStderr(Listener listener, StderrBudget budget) {
+    String source = "child " + process.pid();
     try (InputStream err = process.getErrorStream()) {
       LineReader reader = new LineReader(err, STDERR_LINE_BYTES);
       for (LineReader.Line line; (line = reader.next()) != null; ) {
@@ -267,43 +326,61 @@ public final class ChildProcess implements AutoCloseable {
             } catch (RuntimeException e) {
               log.error("handling a stderr line from the child failed: " + e);
             }
-            if (!consumed) {
-              log.info(text.bytes().length <= LOGGED_LINE_BYTES ? decode(text.bytes(), text.bytes().length)
-                  : decode(text.bytes(), LOGGED_LINE_BYTES) + " [... " + text.bytes().length + " bytes in all]");
+            int shown = Math.min(text.bytes().length, LOGGED_LINE_BYTES);
+            if (consumed) {
+              budget.charge(shown + 1L, System.nanoTime());
+            } else if (admit(budget, shown + 1L, text.bytes().length + 1L, source)) {
+              log.output(source, shown == text.bytes().length ? decode(text.bytes(), shown)
+                  : decode(text.bytes(), shown) + " [... " + text.bytes().length + " bytes in all]");
             }
           }
-          case LineReader.Line.Oversized big ->
-              log.info(decode(big.head(), Math.min(big.head().length, LOGGED_LINE_BYTES))
-                  + " [... " + big.length() + " bytes in all]");
+          case LineReader.Line.Oversized big -> {
+            int shown = Math.min(big.head().length, LOGGED_LINE_BYTES);
+            if (admit(budget, shown + 1L, big.length() + 1, source)) {
+              log.output(source, decode(big.head(), shown) + " [... " + big.length() + " bytes in all]");
+            }
+          }
         }
       }
     } catch (IOException e) {
       // the child closed stderr or exited: nothing more to log
+    } finally {
+      report(budget.report(System.nanoTime(), true), source);
+    }
+  }
+
+  /**
+   * Whether a line that costs {@code cost} bytes of log ({@code size} bytes as the child wrote it)
+   * may be logged; reports what was dropped when that is due.
+   */
+  private boolean admit(StderrBudget budget, long cost, long size, String source) {
+    long now = System.nanoTime();
+    boolean fits = budget.take(cost, size, now);
+    report(budget.report(now, false), source);
+    return fits;
+  }
+
+  private void report(StderrBudget.Dropped dropped, String source) {
+    if (dropped != null) {
+      log.warn(source + " wrote more to stderr than its budget (" + dropped.bytesPerSecond() + " bytes/s): dropped "
+          + dropped.lines() + " lines, " + dropped.bytes() + " bytes, in " + dropped.overMillis() + " ms");
     }
   }
 
   /** Text for the log: invalid UTF-8 replaced, control characters (ESC above all) made visible. */
   static String decode(byte[] bytes, int length) {
-    String text = new String(bytes, 0, length, StandardCharsets.UTF_8);
-    StringBuilder out = null;
-    for (int i = 0; i < text.length(); i++) {
-      char c = text.charAt(i);
-      if (c < 0x20 && c != '\t' || c == 0x7f) {
-        if (out == null) {
-          out = new StringBuilder(text.length() + 16).append(text, 0, i);
-        }
-        out.append(String.format("\\x%02x", (int) c));
-      } else if (out != null) {
-        out.append(c);
-      }
-    }
-    return out == null ? text : out.toString();
+    return Log.visible(new String(bytes, 0, length, StandardCharsets.UTF_8));
   }
 
   /**
    * Ends the child: close stdin, wait, SIGTERM the process tree, wait, SIGKILL what is left.
    * Returns once the child is reaped. Safe to call more than once and from several threads; the
    * later calls wait for the first.
+   *
+   * <p>The tree is the child's process group (which keeps double-forked descendants that have
+   * left the child's line of descent) and whatever {@link ProcessHandle#descendants()} shows (which
+   * keeps descendants that moved to a group of their own while their parent still lives). A group
+   * is signalled as a whole, through the {@link Watchdog}, and each member seen is signalled too.
    */
   @Override
   public void close() {
@@ -318,29 +395,51 @@ public final class ChildProcess implements AutoCloseable {
       // Taken first: once the child exits, its descendants are re-parented and out of sight.
       List<ProcessHandle> tree = tree();
       closeStdin();
-      if (await(process, ladder.afterStdinClosed()) && tree.stream().noneMatch(ProcessHandle::isAlive)) {
+      if (await(process, ladder.afterStdinClosed()) && tree.stream().noneMatch(ProcessHandle::isAlive)
+          && groupMembers().isEmpty()) {
         return;
       }
       tree.addAll(tree()); // anything spawned meanwhile, while the child still lives
+      tree.addAll(groupMembers());
       log.info("child " + process.pid() + (process.isAlive() ? "" : "'s descendants") + " still running "
           + ladder.afterStdinClosed().toMillis() + " ms after stdin closed; sending SIGTERM");
+      signalGroup(false);
       tree.stream().filter(ProcessHandle::isAlive).forEach(ProcessHandle::destroy);
-      if (awaitAll(tree, ladder.afterTerm())) {
+      if (awaitAll(tree, ladder.afterTerm()) && groupMembers().isEmpty()) {
         return;
       }
       log.warn("child " + process.pid() + " (or a descendant) ignored SIGTERM for " + ladder.afterTerm().toMillis()
           + " ms; sending SIGKILL");
       tree.addAll(tree());
+      tree.addAll(groupMembers());
+      signalGroup(true);
       tree.stream().filter(ProcessHandle::isAlive).forEach(ProcessHandle::destroyForcibly);
       if (!process.waitFor(ladder.afterTerm().toMillis(), TimeUnit.MILLISECONDS)) {
         log.error("child " + process.pid() + " survived SIGKILL (stuck in the kernel?); giving up on it");
       }
+      awaitAll(tree, ladder.afterTerm()); // SIGKILL cannot be ignored: only the kernel can delay it
     } catch (InterruptedException e) {
+      signalGroup(true);
       process.descendants().forEach(ProcessHandle::destroyForcibly);
       process.destroyForcibly();
       Thread.currentThread().interrupt();
     } finally {
+      if (group > 0) {
+        Watchdog.get().forget(group);
+      }
       closed.complete(null);
+    }
+  }
+
+  /** The live members of the child's process group; none without one. */
+  private List<ProcessHandle> groupMembers() {
+    return group > 0 ? ProcessGroups.members(group) : List.of();
+  }
+
+  /** SIGTERM, or SIGKILL with {@code kill}, to the child's whole process group at once. */
+  private void signalGroup(boolean kill) {
+    if (group > 0) {
+      Watchdog.get().signal(group, kill);
     }
   }
 

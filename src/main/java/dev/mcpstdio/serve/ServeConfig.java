@@ -91,16 +91,23 @@ public record ServeConfig(
    * How each session's child is started beyond the command: arguments appended from templates
    * ({@code {sessionId}}, {@code {workspaceRoot}}, {@code {plansFolder}}), and a per-session
    * workspace folder under {@code workspaceRoot} (created 0700, removed with the session unless
-   * {@code keepWorkspaces}), and how long a callback waits for the host's decision.
+   * {@code keepWorkspaces}), how long a callback waits for the host's decision, and how much of
+   * the child's stderr reaches the log ({@code --child-stderr-rate}).
    */
   public record SessionLaunch(java.util.List<String> argTemplates, java.nio.file.Path workspaceRoot, boolean keepWorkspaces,
-      Duration callbackTimeout) {
+      Duration callbackTimeout, ChildProcess.StderrLimit stderrLimit) {
     public static final Duration DEFAULT_CALLBACK_TIMEOUT = Duration.ofSeconds(120);
 
     public static final SessionLaunch NONE = new SessionLaunch(java.util.List.of(), null, false, DEFAULT_CALLBACK_TIMEOUT);
 
     public SessionLaunch {
       argTemplates = java.util.List.copyOf(argTemplates);
+      java.util.Objects.requireNonNull(stderrLimit, "stderrLimit");
+    }
+
+    public SessionLaunch(java.util.List<String> argTemplates, java.nio.file.Path workspaceRoot, boolean keepWorkspaces,
+        Duration callbackTimeout) {
+      this(argTemplates, workspaceRoot, keepWorkspaces, callbackTimeout, ChildProcess.StderrLimit.DEFAULT);
     }
 
     public SessionLaunch(java.util.List<String> argTemplates, java.nio.file.Path workspaceRoot, boolean keepWorkspaces) {

@@ -8,7 +8,10 @@ import dev.mcpstdio.jsonrpc.JsonCanonical;
 import dev.mcpstdio.jsonrpc.JsonRpcCodec;
 import dev.mcpstdio.jsonrpc.JsonRpcId;
 import dev.mcpstdio.jsonrpc.JsonRpcMessage;
+import dev.mcpstdio.jsonrpc.ErrorCodes;
+import dev.mcpstdio.jsonrpc.JsonRpcErrors;
 import dev.mcpstdio.jsonrpc.MalformedMessageException;
+import dev.mcpstdio.jsonrpc.PartialMessage;
 import dev.mcpstdio.process.ChildProcess;
 import dev.mcpstdio.stdio.Log;
 import java.io.IOException;
@@ -390,7 +393,7 @@ final class Session implements ChildProcess.Listener {
       case JsonRpcMessage.Response r -> {
         Exchange waiting = r.id() == null ? null : inFlight.get(r.id());
         if (waiting == null || !waiting.complete(new Exchange.Outcome.Answered(line))) {
-          log.info("the server answered id " + r.id() + ", which no request is waiting for; dropped");
+          log.info("the server answered id " + Log.visible(String.valueOf(r.id())) + ", which no request is waiting for; dropped");
         }
       }
       case JsonRpcMessage.Notification n when n.method().equals("notifications/progress") -> {
@@ -404,20 +407,29 @@ final class Session implements ChildProcess.Listener {
       case JsonRpcMessage.Notification n -> toStream(line, n.method());
       case JsonRpcMessage.Request r -> relateOrStream(line, r.method());
       case JsonRpcMessage.Batch b -> log.warn("the server wrote a batch; batches are not relayed, dropped");
-      case JsonRpcMessage.Invalid i -> log.warn("the server wrote an invalid message (" + i.reason() + "); dropped");
+      case JsonRpcMessage.Invalid i -> log.warn("the server wrote an invalid message (" + Log.visible(i.reason()) + "); dropped");
     }
   }
 
   /**
    * Structured callbacks on the child's stderr (docs/callbacks.md) are recognised here: a valid
-   * one is logged as one structured line; a broken one is logged as text with a warning.
+   * one is logged as one structured line; a broken one is logged as text (within the child's
+   * stderr budget), the first with a warning that says why, later ones with a debug line: a child
+   * printing broken callbacks in a loop must not flood the log past its budget.
    */
   @Override
   public boolean onStderrLine(byte[] line) {
     return switch (CALLBACKS.parse(line)) {
       case CallbackParser.Parsed.Plain plain -> false;
       case CallbackParser.Parsed.Rejected rejected -> {
-        log.warn("a " + CallbackParser.PREFIX + " line is not a valid callback (" + rejected.reason() + "); logged as text");
+        String why = "a " + CallbackParser.PREFIX + " line is not a valid callback (" + Log.visible(rejected.reason())
+            + "); logged as text";
+        if (warnedOfBrokenCallback) {
+          log.debug(why);
+        } else {
+          warnedOfBrokenCallback = true;
+          log.warn(why + "; later ones are logged at debug level");
+        }
         yield false;
       }
       case CallbackParser.Parsed.Valid valid -> {
@@ -432,7 +444,7 @@ final class Session implements ChildProcess.Listener {
    * answer, shown on this session's events API and, when the client elicits, asked of the client.
    */
   void onCallback(Callback callback) {
-    log.info("callback " + callback.type() + " (id " + callback.id() + ")");
+    log.info("callback " + Log.visible(callback.type()) + " (id " + callback.id() + ")");
     CallbackRegistry registry = callbackRegistry;
     if (registry == null || ended) {
       return;
@@ -474,9 +486,32 @@ final class Session implements ChildProcess.Listener {
 
   private static final CallbackParser CALLBACKS = new CallbackParser(ChildProcess.STDERR_LINE_BYTES);
 
+  /** Written by the stderr pump only. */
+  private boolean warnedOfBrokenCallback;
+
+  /**
+   * A stdout line over {@code --max-message-size}. When its first bytes show the id of a response
+   * (no method), the request waiting for that id fails now, rather than at the backend timeout;
+   * a one-stream session gets the error on its stream in the answer's place.
+   */
   @Override
-  public void onOversizedLine(long length) {
-    log.warn("the server wrote a " + length + "-byte line, over --max-message-size; dropped");
+  public void onOversizedLine(long length, byte[] head) {
+    JsonRpcId answered = PartialMessage.responseId(head);
+    String why = "the server's answer is " + length + " bytes, over --max-message-size; dropped";
+    if (answered == null) {
+      log.warn("the server wrote a " + length + "-byte line, over --max-message-size; dropped");
+    } else if (oneStream) {
+      log.warn("id " + Log.visible(answered.json()) + ": " + why);
+      answerToStream(JsonRpcErrors.error(answered, ErrorCodes.UPSTREAM_ERROR, why));
+    } else {
+      Exchange waiting = inFlight.get(answered);
+      if (waiting != null && waiting.complete(new Exchange.Outcome.Failed(502, why))) {
+        log.warn(Log.visible(waiting.request.method()) + " (id " + Log.visible(answered.json()) + "): " + why);
+      } else {
+        log.warn("the server wrote a " + length + "-byte answer to id " + Log.visible(answered.json())
+            + ", which no request is waiting for, over --max-message-size; dropped");
+      }
+    }
   }
 
   @Override

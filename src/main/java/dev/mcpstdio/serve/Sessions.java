@@ -107,7 +107,7 @@ final class Sessions {
         session.elicitations.clientCapabilities(initialize);
       }
       session.attach(ChildProcess.start(launched.child().with(credentials.env()), config.maxMessageSize(),
-          session.log.tagged("child"), config.ladder(), session), launched.workspace());
+          session.log, config.ladder(), config.launch().stderrLimit(), session), launched.workspace());
     } catch (IOException | RuntimeException e) {
       slots.release();
       if (launched != null) {

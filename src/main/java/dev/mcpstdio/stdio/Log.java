@@ -13,6 +13,12 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>Diagnostics never go to stdout, which belongs to the JSON-RPC wire. A line is written whole
  * (one lock, one write), so lines from concurrent exchanges never interleave.
+ *
+ * <p>Someone else's output (a child's stderr) is written by {@link #output} only, marked
+ * {@code <source> stderr> } after the tags, with every control character escaped: it stays one
+ * line and can never pass for one of the gateway's own lines, which never carry that mark. Text a
+ * peer controls that goes into a gateway line (a callback's type, say) goes through
+ * {@link #visible} first, so it cannot start a line of its own.
  */
 public final class Log {
 
@@ -52,7 +58,7 @@ public final class Log {
 
   /**
    * The same sink with a tag added after the prefix and any tags this logger already has, e.g.
-   * {@code [mcp-stdio] [session 3f0c] [child] ...}.
+   * {@code [mcp-stdio] [session 3f0c] ...}.
    */
   public Log tagged(String newTag) {
     return new Log(out, threshold, redactor, newTag.isEmpty() ? tag : tag + "[" + newTag + "] ", lock);
@@ -94,6 +100,45 @@ public final class Log {
 
   public void error(String message) {
     write(Level.ERROR, "error: ", message);
+  }
+
+  /** What marks a line of someone else's output, after its source. */
+  public static final String OUTPUT_MARK = " stderr> ";
+
+  /**
+   * One line of {@code source}'s own output (a child's stderr), at INFO: written
+   * {@code [mcp-stdio] [tags] <source> stderr> <text>}, the text passed through {@link #visible}.
+   */
+  public void output(String source, String text) {
+    if (Level.INFO.ordinal() < threshold.ordinal()) {
+      return;
+    }
+    String line = source + OUTPUT_MARK + visible(text);
+    write(Level.INFO, "", line, redactor.scrub(line));
+  }
+
+  /**
+   * {@code text} safe to put in a log line: control characters (C0 but tab, DEL, C1), line and
+   * paragraph separators and the bidirectional overrides and isolates, which could end the line or
+   * make a terminal show it in another order, written as escapes ({@code \x1b} for ESC).
+   */
+  public static String visible(String text) {
+    StringBuilder out = null;
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      boolean hidden = c < 0x20 && c != '\t' || c >= 0x7f && c <= 0x9f || c == '\u2028' || c == '\u2029'
+          || c >= '\u202a' && c <= '\u202e' || c >= '\u2066' && c <= '\u2069' || c == '\u200e' || c == '\u200f'
+          || c == '\u061c';
+      if (hidden && out == null) {
+        out = new StringBuilder(text.length() + 16).append(text, 0, i);
+      }
+      if (hidden) {
+        out.append(c <= 0xff ? String.format("\\x%02x", (int) c) : String.format("\\u%04x", (int) c));
+      } else if (out != null) {
+        out.append(c);
+      }
+    }
+    return out == null ? text : out.toString();
   }
 
   private void write(Level level, String label, String message) {

@@ -45,7 +45,7 @@ class ChildProcessTest {
   private final List<Long> strays = new ArrayList<>();
 
   /** Records what the child's stdout pump hands over. */
-  static final class Recorder implements ChildProcess.Listener {
+  static class Recorder implements ChildProcess.Listener {
     final List<String> lines = new CopyOnWriteArrayList<>();
     final List<Long> oversized = new CopyOnWriteArrayList<>();
     final AtomicInteger closedCount = new AtomicInteger();
@@ -57,7 +57,7 @@ class ChildProcessTest {
     }
 
     @Override
-    public void onOversizedLine(long length) {
+    public void onOversizedLine(long length, byte[] head) {
       oversized.add(length);
     }
 
@@ -340,13 +340,13 @@ class ChildProcessTest {
   @Test
   void stderrLinesAreLoggedWithTheTagAndControlCharactersMadeVisible() throws Exception {
     Recorder out = new Recorder();
-    sh("printf 'plain words\\n\\033[31mred\\033[0m\\tand tab\\n' >&2; echo done", out);
+    ChildProcess child = sh("printf 'plain words\\n\\033[31mred\\033[0m\\tand tab\\n' >&2; echo done", out);
 
     awaitLog("red");
     out.awaitClosed();
 
-    assertThat(logText().lines().toList())
-        .contains("[mcp-stdio] [child] plain words", "[mcp-stdio] [child] \\x1b[31mred\\x1b[0m\tand tab");
+    String mark = "[mcp-stdio] [child] child " + child.pid() + " stderr> ";
+    assertThat(logText().lines().toList()).contains(mark + "plain words", mark + "\\x1b[31mred\\x1b[0m\tand tab");
     assertThat(logText()).doesNotContain("\u001b");
     assertThat(out.lines).containsExactly("done"); // stderr never reaches the listener
   }
@@ -359,8 +359,8 @@ class ChildProcessTest {
     assertThat(out.awaitLine(0)).isEqualTo("still-running");
     awaitLog("cut ");
 
-    assertThat(logText()).contains("[mcp-stdio] [child] bad \uFFFD\uFFFD end");
-    assertThat(logText()).containsPattern("\\[child\\] cut \uFFFD+\n");
+    assertThat(logText()).containsPattern("stderr> bad \uFFFD\uFFFD end\n");
+    assertThat(logText()).containsPattern("stderr> cut \uFFFD+\n");
   }
 
   @Test
@@ -394,12 +394,13 @@ class ChildProcessTest {
   @Test
   void anOverlongStderrLineIsLoggedTruncatedWithItsLength() throws Exception {
     Recorder out = new Recorder();
-    sh("head -c 10000 /dev/zero | tr '\\0' e >&2; echo >&2; echo tail-line >&2", out);
+    ChildProcess child = sh("head -c 10000 /dev/zero | tr '\\0' e >&2; echo >&2; echo tail-line >&2", out);
 
     awaitLog("tail-line");
 
     String line = logText().lines().filter(l -> l.contains("bytes in all")).findFirst().orElseThrow();
-    assertThat(line).isEqualTo("[mcp-stdio] [child] " + "e".repeat(ChildProcess.LOGGED_LINE_BYTES) + " [... 10000 bytes in all]");
+    assertThat(line).isEqualTo("[mcp-stdio] [child] child " + child.pid() + " stderr> "
+        + "e".repeat(ChildProcess.LOGGED_LINE_BYTES) + " [... 10000 bytes in all]");
   }
 
   @Test
@@ -410,7 +411,7 @@ class ChildProcessTest {
 
     assertThat(out.awaitLine(0)).isEqualTo("finished");
     awaitLog("noise 19999");
-    assertThat(logText().lines().filter(l -> l.startsWith("[mcp-stdio] [child] noise ")).count()).isEqualTo(20000);
+    assertThat(logText().lines().filter(l -> l.contains(" stderr> noise ")).count()).isEqualTo(20000); // within the burst
   }
 
   @Test

@@ -42,7 +42,8 @@ class ServeChildrenTest {
       assertThat(next.statusCode()).isEqualTo(503);
       assertThat(next.body()).contains("backend unavailable");
       assertThat(serve.post(session, PING, false).statusCode()).isEqualTo(404);
-      assertThat(serve.log()).contains("[session " + session.substring(0, 8) + "] [child] about to crash");
+      assertThat(serve.log()).contains("[session " + session.substring(0, 8) + "] child " + serve.childPid(session)
+          + " stderr> about to crash");
     }
   }
 
@@ -76,7 +77,7 @@ class ServeChildrenTest {
       String session = serve.initialize();
       HttpResponse<String> call = serve.post(session, CALL, false);
       assertThat(call.body()).isEqualTo(ANSWER);
-      serve.awaitLog("[session " + session.substring(0, 8) + "] [child] noise 19999");
+      serve.awaitLog("[session " + session.substring(0, 8) + "] child " + serve.childPid(session) + " stderr> noise 19999");
     }
   }
 
@@ -176,11 +177,11 @@ class ServeChildrenTest {
         + " echo '__CALLBACK__{not json' >&2; echo 'done' >&2; cat >/dev/null");
     try (ServeHarness serve = start(child)) {
       String session = serve.initialize();
-      serve.awaitLog("[session " + session.substring(0, 8) + "] [child] done");
+      serve.awaitLog("stderr> done");
       assertThat(serve.log()).contains("callback confirm (id c1)")
           .contains("is not a valid callback (callback is not one JSON object); logged as text")
-          .contains("[child] __CALLBACK__{not json")
-          .doesNotContain("[child] __CALLBACK__{\"type\"");
+          .contains("stderr> __CALLBACK__{not json")
+          .doesNotContain("stderr> __CALLBACK__{\"type\"");
     }
   }
 
@@ -204,6 +205,22 @@ class ServeChildrenTest {
       assertThat(folder.resolve("plans")).isDirectory();
       serve.delete(session);
       Await.until("the workspace to be removed", Duration.ofSeconds(10), () -> !java.nio.file.Files.exists(folder));
+    }
+  }
+
+  @Test
+  void anOversizedAnswerWithAReadableIdFailsItsRequestAtOnce() throws Exception {
+    // the answer's id comes first, then 2 MB of result: over the 1 MiB bound
+    ChildSpec child = shAfterInit("read n; read call; printf '{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"text\":\"';"
+        + " head -c 2000000 /dev/zero | tr '\\0' 'x'; echo '\"}}'; cat >/dev/null");
+    // a backend timeout far beyond the HTTP client's wait: only an answer at once passes
+    try (ServeHarness serve = start(child, Duration.ofMinutes(10), Duration.ZERO, 10)) {
+      String session = serve.initialize();
+      HttpResponse<String> call = serve.post(session, CALL, false);
+      assertThat(call.statusCode()).isEqualTo(502);
+      assertThat(call.body()).contains("\"id\":2,\"error\"").contains("over --max-message-size");
+      serve.awaitLog("tools/call (id 2): the server's answer is "); // written just after the answer
+      assertThat(serve.log()).containsPattern("the server's answer is 20000\\d\\d bytes, over --max-message-size");
     }
   }
 

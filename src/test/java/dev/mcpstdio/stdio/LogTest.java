@@ -89,6 +89,26 @@ class LogTest {
   }
 
   @Test
+  void someoneElsesOutputIsMarkedAndCannotEndItsLine() {
+    log(Log.Level.INFO).tagged("session 3f0c").output("child 42", "a\r\n[mcp-stdio] b\u2028c\u009bd\u202ee\tf");
+    assertThat(out()).isEqualTo("[mcp-stdio] [session 3f0c] child 42 stderr> a\\x0d\\x0a[mcp-stdio] b\\u2028c\\x9bd"
+        + "\\u202ee\tf\n");
+  }
+
+  @Test
+  void outputIsAnInfoLine() {
+    log(Log.Level.WARN).output("child 42", "hidden");
+    assertThat(out()).isEmpty();
+  }
+
+  @Test
+  void visibleLeavesOrdinaryTextAlone() {
+    String text = "h\u00e9llo \u2603 tab\there \ud83d\ude00";
+    assertThat(Log.visible(text)).isSameAs(text);
+    assertThat(Log.visible("\u0000\u007f\u200f\u2066")).isEqualTo("\\x00\\x7f\\u200f\\u2066");
+  }
+
+  @Test
   void tagsNestInTheOrderTheyWereAdded() {
     log(Log.Level.INFO).tagged("session 3f0c").tagged("child").info("hello");
     assertThat(out()).isEqualTo("[mcp-stdio] [session 3f0c] [child] hello\n");

@@ -1,0 +1,165 @@
+package dev.mcpstdio.process;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * One small POSIX {@code sh} process per gateway that holds the process groups of its children
+ * and ends them when the gateway goes, however it goes (SIGKILL and crashes included).
+ *
+ * <p>The gateway writes commands to the watchdog's stdin, one per line: {@code watch <pgid>},
+ * {@code forget <pgid>}, {@code TERM <pgid>}, {@code KILL <pgid>} (the last two signal the whole
+ * group with {@code kill -s SIG -- -<pgid>}, which a single kill(2) delivers to every member at
+ * once, a member forking meanwhile included). Only the gateway holds the write end of that pipe
+ * (the JVM opens its pipes close-on-exec, so no child inherits it), so the pipe reaches EOF exactly
+ * when the gateway's process is gone. Then the watchdog runs the shutdown ladder on the groups still
+ * watched, with {@link ChildProcess.Ladder#DEFAULT}'s waits: the children have seen EOF on their
+ * stdin already; after the first wait, SIGTERM to each group still alive; after the second,
+ * SIGKILL; then it exits. It ignores SIGINT, SIGHUP, SIGTERM and SIGQUIT and runs in a session of
+ * its own, so a Ctrl-C or a signal to the gateway's group does not end it before its work.
+ *
+ * <p>The shell only ever sees numbers from the gateway, never anything a child or client wrote,
+ * and the children's argv never passes through it. A watchdog that died is started again on the
+ * next command and told every group still watched.
+ */
+final class Watchdog {
+
+  /** The watchdog's {@code $0}: what {@code ps} shows for it. */
+  static final String NAME = "mcp-stdio-watchdog";
+
+  /**
+   * {@code $1} and {@code $2}: the waits after stdin EOF and after SIGTERM, in seconds. The group
+   * list is a space-separated string; forget removes one entry, since a group id freed by an ended
+   * child may come back for a new one before the old one is forgotten.
+   */
+  static final String SCRIPT = """
+      trap '' INT HUP TERM QUIT PIPE
+      groups=' '
+      while read -r verb id; do
+        case $id in ''|*[!0-9]*) continue ;; esac
+        case $verb in
+          watch) groups="$groups$id " ;;
+          forget) rest=' '; gone=
+            for g in $groups; do
+              if [ -z "$gone" ] && [ "$g" = "$id" ]; then gone=1; else rest="$rest$g "; fi
+            done
+            groups=$rest ;;
+          TERM|KILL) kill -s "$verb" -- "-$id" 2>/dev/null ;;
+        esac
+      done
+      live() {
+        rest=' '
+        for g in $groups; do kill -s 0 -- "-$g" 2>/dev/null && rest="$rest$g "; done
+        groups=$rest
+        [ "$groups" != ' ' ]
+      }
+      live || exit 0
+      sleep "$1"
+      live || exit 0
+      for g in $groups; do kill -s TERM -- "-$g" 2>/dev/null; done
+      sleep "$2"
+      live || exit 0
+      for g in $groups; do kill -s KILL -- "-$g" 2>/dev/null; done
+      """;
+
+  private static Watchdog instance; // guarded by Watchdog.class
+
+  private final Map<Long, Integer> watched = new HashMap<>(); // guarded by this: group id -> children with it
+  private Process process; // guarded by this; null until started, or after it failed
+  private OutputStream commands; // guarded by this
+
+  private Watchdog() {}
+
+  /** The gateway's watchdog, started with the first group it watches. */
+  static synchronized Watchdog get() {
+    if (instance == null) {
+      instance = new Watchdog();
+    }
+    return instance;
+  }
+
+  /**
+   * Watches group {@code pgid}: ended when the gateway dies.
+   *
+   * @return false when no watchdog could be started (the group is then only ended by close)
+   */
+  synchronized boolean watch(long pgid) {
+    watched.merge(pgid, 1, Integer::sum);
+    return send("watch " + pgid, true);
+  }
+
+  /** The group's child was closed and reaped: nothing to end on its behalf any more. */
+  synchronized void forget(long pgid) {
+    Integer count = watched.get(pgid);
+    if (count == null) {
+      return;
+    }
+    if (count == 1) {
+      watched.remove(pgid);
+    } else {
+      watched.put(pgid, count - 1);
+    }
+    send("forget " + pgid, true);
+  }
+
+  /** Sends SIGTERM ({@code kill} false) or SIGKILL to every member of group {@code pgid}. */
+  synchronized boolean signal(long pgid, boolean kill) {
+    return send((kill ? "KILL " : "TERM ") + pgid, false);
+  }
+
+  /** The watchdog's pid, or -1 when none runs. */
+  synchronized long pid() {
+    return process != null && process.isAlive() ? process.pid() : -1;
+  }
+
+  /**
+   * Writes one command, starting the watchdog first when none runs.
+   *
+   * @param stateChange a watch or forget, already applied to {@link #watched}: a fresh watchdog
+   *     learns it from the replay and must not be told twice
+   */
+  private boolean send(String command, boolean stateChange) {
+    byte[] line = (command + "\n").getBytes(StandardCharsets.US_ASCII);
+    for (int attempt = 0; attempt < 2; attempt++) {
+      try {
+        if (process == null || !process.isAlive()) {
+          start();
+          if (stateChange) {
+            return true;
+          }
+        }
+        commands.write(line);
+        commands.flush();
+        return true;
+      } catch (IOException e) {
+        process = null; // gone or never started: the next attempt starts one
+      }
+    }
+    return false;
+  }
+
+  /** Starts the shell and tells it every group watched (a change being sent included). */
+  private void start() throws IOException {
+    Duration afterStdin = ChildProcess.Ladder.DEFAULT.afterStdinClosed();
+    Duration afterTerm = ChildProcess.Ladder.DEFAULT.afterTerm();
+    Process started = new ProcessBuilder(ProcessGroups.detachedArgv(List.of(ProcessGroups.onPath("sh").toString(),
+        "-c", SCRIPT, NAME, seconds(afterStdin), seconds(afterTerm))))
+        .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+    process = started;
+    commands = started.getOutputStream();
+    StringBuilder replay = new StringBuilder();
+    watched.forEach((pgid, count) -> replay.append(("watch " + pgid + "\n").repeat(count)));
+    commands.write(replay.toString().getBytes(StandardCharsets.US_ASCII));
+    commands.flush();
+  }
+
+  private static String seconds(Duration d) {
+    return String.format(Locale.ROOT, "%.3f", d.toMillis() / 1000.0);
+  }
+}

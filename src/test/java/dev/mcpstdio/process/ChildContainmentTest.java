@@ -1,0 +1,158 @@
+package dev.mcpstdio.process;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.mcpstdio.stdio.Log;
+import dev.mcpstdio.stdio.Redactor;
+import dev.mcpstdio.testing.Await;
+import java.io.BufferedReader;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Each child leads a process group of its own, so that close ends descendants that left its line
+ * of descent (a double fork), and the watchdog ends every group when the gateway is SIGKILLed.
+ * Linux with util-linux setsid only: elsewhere the platform gives no group (docs/reference.md).
+ */
+class ChildContainmentTest {
+
+  private static final Duration WAIT = Duration.ofSeconds(30);
+  private static final ChildProcess.Ladder SHORT = new ChildProcess.Ladder(Duration.ofMillis(300), Duration.ofMillis(300));
+
+  private final ByteArrayOutputStream logBytes = new ByteArrayOutputStream();
+  private final Log log = new Log(logBytes, Log.Level.DEBUG, new Redactor());
+  private final List<ChildProcess> started = new ArrayList<>();
+  private final List<Long> strays = new ArrayList<>();
+  private Process probe;
+
+  @BeforeEach
+  void linuxWithSetsid() {
+    assumeTrue(ProcessGroups.available(), "no process groups for children on this platform");
+  }
+
+  @AfterEach
+  void killEverythingStarted() {
+    if (probe != null) {
+      probe.destroyForcibly();
+    }
+    for (long pid : strays) {
+      ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
+    }
+    for (ChildProcess child : started) {
+      ProcessHandle.of(child.pid()).ifPresent(ProcessHandle::destroyForcibly);
+      child.close();
+    }
+  }
+
+  private ChildProcess sh(String script, ChildProcessTest.Recorder out) throws IOException {
+    ChildProcess child = ChildProcess.start(new ChildSpec(List.of("/bin/sh", "-c", script)), 1 << 20, log, SHORT, out);
+    started.add(child);
+    return child;
+  }
+
+  private long stray(String pid) {
+    long p = Long.parseLong(pid.trim());
+    strays.add(p);
+    return p;
+  }
+
+  private static long processGroup(long pid) throws IOException {
+    String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
+    return Long.parseLong(stat.substring(stat.lastIndexOf(')') + 2).split(" ")[2]);
+  }
+
+  private static void awaitDead(long pid) {
+    Await.until("process " + pid + " to be gone", WAIT, () -> !ChildProcessTest.running(pid));
+  }
+
+  @Test
+  void aChildLeadsAProcessGroupOfItsOwnAndItsArgvIsStillItsOwn() throws Exception {
+    ChildProcessTest.Recorder out = new ChildProcessTest.Recorder();
+    ChildProcess child = sh("echo \"$0|$1\"; exec cat", out);
+
+    assertThat(out.awaitLine(0)).isEqualTo("/bin/sh|");
+    assertThat(processGroup(child.pid())).isEqualTo(child.pid());
+    assertThat(processGroup(child.pid())).isNotEqualTo(processGroup(ProcessHandle.current().pid()));
+    assertThat(ProcessHandle.of(child.pid()).orElseThrow().info().command().orElse(""))
+        .as("setsid exec'd the program itself: no wrapper process stays").doesNotEndWith("setsid");
+  }
+
+  @Test
+  void aDoubleForkedGrandchildIsEndedWhenTheChildIsClosed() throws Exception {
+    ChildProcessTest.Recorder out = new ChildProcessTest.Recorder();
+    // the middle shell exits at once: the grandchild is re-parented and no longer a descendant
+    sh("sh -c 'sleep 600 </dev/null >/dev/null 2>&1 & echo $!'; exec cat", out);
+    long grandchild = stray(out.awaitLine(0));
+    Await.until("the grandchild to leave the child's line of descent", WAIT,
+        () -> ProcessHandle.of(grandchild).flatMap(ProcessHandle::parent).map(p -> p.pid() != started.getFirst().pid())
+            .orElse(true));
+
+    started.getFirst().close();
+
+    awaitDead(grandchild);
+    assertThat(logBytes.toString(StandardCharsets.UTF_8)).contains("'s descendants still running").contains("SIGTERM");
+  }
+
+  @Test
+  void aDoubleForkedGrandchildThatIgnoresSigtermIsKilled() throws Exception {
+    ChildProcessTest.Recorder out = new ChildProcessTest.Recorder();
+    sh("sh -c '(trap \"\" TERM; exec sleep 600) </dev/null >/dev/null 2>&1 & echo $!'; exec cat", out);
+    long grandchild = stray(out.awaitLine(0));
+
+    started.getFirst().close();
+
+    awaitDead(grandchild);
+    assertThat(logBytes.toString(StandardCharsets.UTF_8)).contains("sending SIGKILL");
+  }
+
+  /** Each child: ignores SIGTERM and stdin EOF, with a grandchild, a double-forked one and a stubborn one. */
+  private static final String HOSTILE = "trap '' TERM; echo $$;"
+      + " sleep 600 </dev/null >/dev/null 2>&1 & echo $!;"
+      + " sh -c 'sleep 600 </dev/null >/dev/null 2>&1 & echo $!';"
+      + " sh -c 'trap \"\" TERM; while :; do sleep 1; done' </dev/null >/dev/null 2>&1 & echo $!;"
+      + " echo done; exec 0</dev/null; while :; do sleep 1; done";
+
+  @Test
+  void nothingOutlivesAGatewayKilledWithSigkill() throws Exception {
+    String java = ProcessHandle.current().info().command().orElse("java");
+    probe = new ProcessBuilder(java, "-Xlog:disable", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+        "-cp", System.getProperty("java.class.path"), ContainmentProbe.class.getName(), "3", HOSTILE)
+        .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+    BufferedReader lines = new BufferedReader(new InputStreamReader(probe.getInputStream(), StandardCharsets.UTF_8));
+    List<Long> tree = new ArrayList<>();
+    CompletableFuture<Void> ready = CompletableFuture.runAsync(() -> {
+      try {
+        for (String line; (line = lines.readLine()) != null && !line.equals("ready"); ) {
+          if (line.matches("line \\d+")) {
+            tree.add(stray(line.substring(5)));
+          }
+        }
+      } catch (IOException e) {
+        throw new IllegalStateException(e);
+      }
+    }, dev.mcpstdio.testing.Threads.VIRTUAL);
+    ready.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+    assertThat(tree).hasSize(3 * 4);
+    assertThat(tree).allMatch(ChildProcessTest::running);
+
+    probe.destroyForcibly(); // SIGKILL: no shutdown hook, no ladder in the gateway
+    probe.waitFor(WAIT.toSeconds(), TimeUnit.SECONDS);
+
+    for (long pid : tree) {
+      awaitDead(pid); // the watchdog's ladder: 2 s after EOF, SIGTERM; 2 s later, SIGKILL
+    }
+  }
+}
