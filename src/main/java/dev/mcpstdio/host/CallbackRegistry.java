@@ -119,6 +119,12 @@ public final class CallbackRegistry {
     return ReplyResult.ACCEPTED;
   }
 
+  /** How many children wait for {@code id} to be announced (for tests: proves a waiter is parked). */
+  synchronized int waitingForAnnouncement(String id) {
+    Expected e = expected.get(id);
+    return e == null ? 0 : e.waiters().get();
+  }
+
   /**
    * Waits for the decision on callback {@code id}: first (up to the announce grace) for the
    * callback to be announced, then until its deadline.

@@ -36,7 +36,8 @@ final class OAuthJson {
         JsonToken t = p.nextToken();
         Object value = switch (t) {
           case VALUE_STRING -> p.getText();
-          case VALUE_NUMBER_INT -> p.getLongValue();
+          // an integer past a long (legal JSON) is kept as a double, not a reason to drop the document
+          case VALUE_NUMBER_INT -> p.getNumberType() == JsonParser.NumberType.BIG_INTEGER ? p.getDoubleValue() : p.getLongValue();
           case VALUE_NUMBER_FLOAT -> p.getDoubleValue();
           case VALUE_TRUE, VALUE_FALSE -> t == JsonToken.VALUE_TRUE;
           case VALUE_NULL -> null;

@@ -20,6 +20,13 @@ import java.util.function.Consumer;
  * server's InitializeResult, never from the host's request, and only when it is visible ASCII (it
  * goes into a header). An {@code initialize} from the host starts a new session, so it is sent
  * without the relay's session headers.
+ *
+ * <p>The one lock held across I/O in the relay: {@code session.recovery} is held across the
+ * re-initialize exchange (the {@code initialize} and {@code notifications/initialized} POSTs), on
+ * purpose, so that every request that meets the same forgotten session waits for one
+ * re-initialization instead of starting its own. The wait is bounded by those two POSTs, each
+ * bounded by the request timeouts and the retry ladder below this link; the replay itself is sent
+ * after the lock is released.
  */
 final class SessionLink implements Interceptor {
 

@@ -42,7 +42,9 @@ import javax.net.ssl.SSLHandshakeException;
  *
  * <p>This is the bottom of the interceptor chain. It performs exactly one attempt per call (plus
  * the GETs that resume that attempt's event stream) and reports what happened as an {@link
- * Outcome}; retrying, session recovery and error synthesis belong to the links above it.
+ * Outcome}. Retrying and session recovery belong to the links above it; no link writes the
+ * host's error either: once the chain returns with the request still open, the relay turns the
+ * outcome into one JSON-RPC error ({@code UpstreamErrors}, called from {@code Relay}).
  */
 final class Upstream {
 

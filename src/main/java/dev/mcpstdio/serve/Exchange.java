@@ -231,13 +231,15 @@ final class Exchange {
 
   /**
    * Numbers and keeps an event for replay; the oldest are given up when the count or the byte
-   * allowance is reached. Invariant: {@code firstKept + replay.size() == nextNumber}.
+   * allowance is reached. Invariant, also once discarded: {@code firstKept + replay.size() ==
+   * nextNumber}, so {@link #after} never offers a resume across an event that was not kept.
    */
   private long log(byte[] message, boolean answer) {
     long number = nextNumber++;
     answerLogged |= answer;
     if (discarded) {
-      return number; // forgotten: nothing is kept
+      firstKept = nextNumber; // forgotten: nothing is kept
+      return number;
     }
     if (replay.size() >= REPLAY_EVENTS) {
       forgetOldest();
@@ -258,10 +260,6 @@ final class Exchange {
     firstKept++;
   }
 
-  /**
-   * Takes the stream over for a new writer (a resuming client): the current writer, if any, is
-   * superseded. Returns the new writer's generation, or -1 when the exchange is not streamed.
-   */
   /**
    * Takes the stream over for a resuming client whose last event was {@code last}: only when the
    * events after it are all kept, so a resume that cannot be served leaves the current writer be.

@@ -38,7 +38,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * stream to go to waits in a bounded backlog for the next GET stream, and what a departed client
  * left unread goes back there. Every message goes to exactly one place; nothing is broadcast.
  *
- * <p>The GET stream, the backlog and the ended flag change only under {@link #streamLock}.
+ * <p>The GET stream and the backlog change only under {@link #streamLock}. The ended flag is a
+ * volatile set once, outside the lock, by {@link #end}, which only then takes the lock to drain the
+ * backlog: a section under the lock that reads the flag as false and adds to the backlog therefore
+ * runs before that drain, and one that runs after it reads true, so nothing is left behind.
  */
 final class Session implements ChildProcess.Listener {
 

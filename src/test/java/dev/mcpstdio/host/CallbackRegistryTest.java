@@ -88,10 +88,17 @@ class CallbackRegistryTest {
     CallbackRegistry r = new CallbackRegistry(Duration.ofSeconds(10), Duration.ofSeconds(5));
     CompletableFuture<CallbackRegistry.Answer> first = awaitAsync(r, "c9");
     CompletableFuture<CallbackRegistry.Answer> second = awaitAsync(r, "c9");
-    dev.mcpstdio.testing.Await.until("both waiting and then announced", Duration.ofSeconds(5), () -> {
-      r.announce(callback("confirm", "c9")); // idempotent
-      return !r.waiting().isEmpty();
-    });
+    // Both children are parked on the unannounced id before it is announced: the announcement
+    // must wake every waiter, not only the first (or only ones that arrive after it).
+    dev.mcpstdio.testing.Await.until("both waiting for the announcement", Duration.ofSeconds(5),
+        () -> r.waitingForAnnouncement("c9") == 2);
+    assertThat(first).isNotDone();
+    assertThat(second).isNotDone();
+    assertThat(r.announce(callback("confirm", "c9"))).isTrue();
+    dev.mcpstdio.testing.Await.until("both woken by the announcement", Duration.ofSeconds(5),
+        () -> r.waitingForAnnouncement("c9") == 0);
+    assertThat(first).isNotDone(); // announced, not answered: they now wait for the reply
+    assertThat(second).isNotDone();
     r.reply("c9", "{\"action\":\"accept\"}");
     assertThat(first.get(5, TimeUnit.SECONDS)).isEqualTo(second.get(5, TimeUnit.SECONDS))
         .isEqualTo(new CallbackRegistry.Answer.Replied("{\"action\":\"accept\"}"));

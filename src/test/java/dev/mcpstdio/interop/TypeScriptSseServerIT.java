@@ -1,16 +1,18 @@
 package dev.mcpstdio.interop;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.catchThrowable;
 
 import io.modelcontextprotocol.spec.McpSchema;
+import dev.mcpstdio.testing.Await;
+import dev.mcpstdio.testing.JarProcess;
+import dev.mcpstdio.testing.RelayHarness;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -55,25 +57,40 @@ class TypeScriptSseServerIT {
     }
   }
 
+  /**
+   * Spoken as raw lines rather than through the SDK client, which would quietly ignore a second
+   * answer for an id it has done with: every stdout line is counted, so an answer for the dropped
+   * call written twice (by the stream loss and by the call's own wait) fails the test. The relay
+   * writes in order, so counting after a later request's answer sees whatever came before it.
+   */
   @Test
   void aStreamDroppedMidCallCostsExactlyOneErrorForTheCall() throws Exception {
     try (NodePeer peer = NodePeer.script("sse-server.mjs", List.of("0"));
-        RelayHost host = RelayHost.spawn("http://127.0.0.1:" + peer.port + "/sse", "--transport", "sse")) {
-      host.client.initialize();
-      CompletableFuture<Throwable> call = CompletableFuture.supplyAsync(() -> catchThrowable(() -> host.client.callTool(
-          new McpSchema.CallToolRequest("slow", Map.of("ms", 200, "steps", 100), Map.of("progressToken", "k")))), dev.mcpstdio.testing.Threads.VIRTUAL);
-      host.await("the call to be running", () -> !host.progress.isEmpty());
+        JarProcess relay = JarProcess.start(List.of("--transport", "sse", "http://127.0.0.1:" + peer.port + "/sse"))) {
+      relay.send("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2024-11-05\","
+          + "\"capabilities\":{},\"clientInfo\":{\"name\":\"raw-host\",\"version\":\"1\"}}}");
+      assertThat(relay.stdout.nextMatching(l -> RelayHarness.hasId(l, "1"), WAIT)).as(relay.log()).contains("\"result\"");
+      relay.send("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
+      relay.send("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"slow\","
+          + "\"arguments\":{\"ms\":200,\"steps\":100},\"_meta\":{\"progressToken\":\"k\"}}}");
+      relay.stdout.nextMatching(l -> l.contains("notifications/progress"), WAIT);
       HttpResponse<String> killed = HttpClient.newHttpClient().send(
           HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + peer.port + "/kill")).build(),
           HttpResponse.BodyHandlers.ofString());
       assertThat(killed.body()).isEqualTo("1");
-      Throwable failure = call.get(30, TimeUnit.SECONDS);
-      assertThat(failure).isNotNull().hasMessageContaining("SSE stream disconnected");
+      String error = relay.stdout.nextMatching(l -> RelayHarness.hasId(l, "2"), WAIT);
+      assertThat(error).contains("\"error\"").contains("SSE stream disconnected");
       // the relay reconnects to a new server session and initializes it again before going on
-      host.await("the new session to be initialized", () -> String.join("\n", host.stderr)
-          .contains("the server's new session was initialized again"));
-      assertThat(text(host.client.callTool(new McpSchema.CallToolRequest("echo", Map.of("text", "after")))))
-          .isEqualTo("after");
+      Await.until("the new session to be initialized", WAIT,
+          () -> relay.log().contains("the server's new session was initialized again"));
+      relay.send("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\","
+          + "\"arguments\":{\"text\":\"after\"}}}");
+      assertThat(relay.stdout.nextMatching(l -> RelayHarness.hasId(l, "3"), WAIT)).contains("after");
+      assertThat(relay.stdout.snapshot().stream().filter(l -> RelayHarness.hasId(l, "2")))
+          .as("answers for the dropped call").containsExactly(error);
+      assertThat(relay.stdout.snapshot().stream().filter(l -> RelayHarness.hasId(l, "3"))).hasSize(1);
     }
   }
+
+  private static final Duration WAIT = Duration.ofSeconds(30);
 }

@@ -10,6 +10,7 @@ import dev.mcpstdio.testing.Jsons;
 import dev.mcpstdio.testing.RelayHarness;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 
@@ -69,15 +70,64 @@ class RelayCancelAndPagesComponentTest {
     }
   }
 
+  /**
+   * The host cancels id 7 while its call is still running upstream and at once reuses 7 for a new
+   * call. The new call gets exactly one answer, its own; the cancelled call's late answer, released
+   * only after that, never reaches stdout.
+   *
+   * <p>Disabled: today the reuse is refused as "already in use by a request in flight", because the
+   * cancelled call stays open in the {@code AnswerLedger} until its POST ends. What a host gets here
+   * is being decided (issue 12, deliverable 2); enable this once it is.
+   */
   @Test
+  @Disabled("issue 12: the semantics of reusing an id right after cancelling it are being decided in AnswerLedger")
   void aReusedIdIsAnsweredAgain() {
+    CountDownLatch release = new CountDownLatch(1);
+    try (FakeMcpServer server = new FakeMcpServer(e -> {
+          if (!"tools/call".equals(e.rpcMethod())) {
+            return FakeMcpServer.standard(e);
+          }
+          boolean slow = e.text().contains("\"slow\"");
+          return slow
+              ? Reply.sse(List.of(Step.await(release), Step.message(FakeMcpServer.result(e.rpcIdJson(), "{\"late\":true}"))))
+              : Reply.json(FakeMcpServer.result(e.rpcIdJson(), "{\"fresh\":true}"));
+        });
+        RelayHarness relay = RelayHarness.start(server.url())) {
+      relay.initialize();
+      relay.send(CALL);
+      Await.until("the first call is upstream", () -> server.posts("tools/call").size() == 1);
+      relay.send(CANCEL);
+      relay.send("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":\"fast\",\"arguments\":{}}}");
+      String answer = relay.answerTo("7");
+      assertThat(answer).as("the answer to the new request").contains("\"fresh\":true");
+      release.countDown();
+      Await.until("the late answer is dropped or written", () -> relay.log().matches("(?s).*dropped[^\n]*id 7.*")
+          || relay.stdout.snapshot().stream().anyMatch(l -> l.contains("late")));
+      relay.send("{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"ping\"}");
+      relay.answerTo("8"); // everything before the ping's answer has been written
+      assertThat(relay.stdout.snapshot().stream().filter(l -> RelayHarness.hasId(l, "7")))
+          .as("answers for id 7").containsExactly(answer);
+    }
+  }
+
+  /** An id reused after its request was answered gets exactly one more answer: the new request's. */
+  @Test
+  void anAnsweredIdReusedGetsTheNewRequestsAnswer() {
     try (FakeMcpServer server = FakeMcpServer.mcp();
         RelayHarness relay = RelayHarness.start(server.url())) {
       relay.initialize();
       relay.send("{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"ping\"}");
-      relay.answerTo("5");
-      relay.send("{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"ping\"}");
-      relay.answerTo("5");
+      String first = relay.answerTo("5");
+      assertThat(first).contains("\"result\":{}");
+      relay.send("{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\",\"arguments\":{}}}");
+      String second = relay.answerTo("5");
+      assertThat(second).as("the answer to the second request").contains("\"text\":\"ok\"");
+      relay.send("{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"ping\"}");
+      relay.answerTo("6"); // everything before the ping's answer has been written
+      assertThat(relay.stdout.snapshot().stream().filter(l -> RelayHarness.hasId(l, "5")))
+          .as("answers for id 5").containsExactly(first, second);
+      assertThat(server.posts("ping")).hasSize(2);
+      assertThat(server.posts("tools/call")).hasSize(1);
     }
   }
 
