@@ -106,6 +106,23 @@ final class AnswerLedger implements EmitGate.Filter {
     return capacity;
   }
 
+  /**
+   * The host sent a new request under {@code id} while the request it cancelled under that id is
+   * still open (its exchange has not ended). The id stays open, now for the new request, whose
+   * answer will come under an alias ({@link ReusedIds}); whatever the server sends under the bare
+   * id is the cancelled request's and is held back.
+   *
+   * @return false when {@code id} is not open for a cancelled request (the new one is a duplicate)
+   */
+  boolean supersede(JsonRpcId id) {
+    if (!open.contains(id) || !isCancelled(id)) {
+      return false;
+    }
+    reused.put(id, PENDING);
+    cancelled.remove(id);
+    return true;
+  }
+
   /** True when {@code id} is open for a request that reused a recently cancelled id. */
   boolean isReused(JsonRpcId id) {
     return reused.containsKey(id);

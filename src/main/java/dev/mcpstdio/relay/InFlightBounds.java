@@ -19,7 +19,7 @@ package dev.mcpstdio.relay;
  * @param maxOpen requests in flight at most; past it the stdin reader waits for a slot
  * @param messageBytes the message budget's limit in bytes
  */
-record InFlightBounds(int maxOpen, long messageBytes) {
+public record InFlightBounds(int maxOpen, long messageBytes) {
 
   /** What one request in flight costs on the heap, measured (docs/reliability.md). */
   static final long EXCHANGE_BYTES = 40 * 1024;
@@ -30,14 +30,14 @@ record InFlightBounds(int maxOpen, long messageBytes) {
   /** The message budget is never smaller than this, however small the heap. */
   static final long MIN_MESSAGE_BYTES = 1 << 20;
 
-  static InFlightBounds forHeap(long maxHeapBytes) {
+  public static InFlightBounds forHeap(long maxHeapBytes) {
     long open = maxHeapBytes / 8 / EXCHANGE_BYTES;
     int maxOpen = (int) Math.max(MIN_OPEN, Math.min(MAX_OPEN, open));
     return new InFlightBounds(maxOpen, Math.max(MIN_MESSAGE_BYTES, maxHeapBytes / 16));
   }
 
   /** The bounds for this process's heap ({@code -Xmx}). */
-  static InFlightBounds forThisProcess() {
+  public static InFlightBounds forThisProcess() {
     return forHeap(Runtime.getRuntime().maxMemory());
   }
 }

@@ -70,6 +70,12 @@ public final class Relay {
   private final DispatchOrder order;
   private final PaginateLists pages;
   private final ReusedIds reusedIds;
+  /**
+   * The call that answers each open request id. Usually the one that sent it; a request that
+   * reused the id of a cancelled one still in flight takes the id over, and the cancelled call
+   * then ends in silence (the one deliberate silence: the host gave up on it).
+   */
+  private final java.util.Map<JsonRpcId, Call> owners = new java.util.concurrent.ConcurrentHashMap<>();
   private final AtomicBoolean stopping = new AtomicBoolean();
   private final CountDownLatch stopped = new CountDownLatch(1);
   private final MessageBudget budget;
@@ -107,7 +113,7 @@ public final class Relay {
   }
 
   /** @param bounds how much work is taken on at once (normally sized from the heap) */
-  Relay(
+  public Relay(
       RelayConfig config,
       HttpClient client,
       InputStream stdin,
@@ -369,6 +375,9 @@ public final class Relay {
       order.awaitAll(); // a notification or an answer refers to what came before it
     }
     Call call = Call.of(message);
+    if (message instanceof Request r) {
+      owners.put(r.id(), call);
+    }
     CompletableFuture<Void> done = launch(call, hold);
     if (isHandshake(message)) {
       done.join(); // nothing may overtake the handshake (the GET stream starts after it)
@@ -391,6 +400,12 @@ public final class Relay {
     }
     switch (ledger.open(request.id(), config.readTimeout(), inBatch)) {
       case DUPLICATE -> {
+        if (!inBatch && ledger.supersede(request.id())) {
+          log.info("id " + request.id() + " reused while the request cancelled under it is in flight; the new request "
+              + "goes upstream under an alias");
+          owners.remove(request.id()); // from now on the cancelled call ends in silence
+          return true;
+        }
         reject(request.id(), ErrorCodes.INVALID_REQUEST,
             "Invalid Request: id " + request.id() + " is already in use by a request in flight");
         return false;
@@ -402,6 +417,9 @@ public final class Relay {
         return false;
       }
       case OPENED -> {
+        // An earlier call under this id may still be settling after its answer went out: it must
+        // not mistake the new request for its own (see owners).
+        owners.remove(request.id());
         return true;
       }
     }
@@ -486,6 +504,9 @@ public final class Relay {
                     settle(call, Outcome.Failed.of(Outcome.Kind.OUT_OF_MEMORY, OUT_OF_MEMORY));
                   } finally {
                     hold.release();
+                    if (call.message() instanceof Request r) {
+                      owners.remove(r.id(), call);
+                    }
                     call.handover().complete(null);
                     exchanges.exit(Thread.currentThread());
                     done.complete(null);
@@ -543,6 +564,9 @@ public final class Relay {
   /** Gives every request of the call its one answer, if the chain produced none. */
   private void settle(Call call, Outcome outcome) {
     switch (call.message()) {
+      case Request r when owners.get(r.id()) != call -> {
+        // a cancelled request whose id the host reused: the new request answers for the id now
+      }
       case Request r -> {
         if (usingLegacy && outcome instanceof Outcome.Accepted) {
           awaitStreamedAnswer(r.id()); // the answer travels on the event stream

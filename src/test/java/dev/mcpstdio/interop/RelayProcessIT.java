@@ -141,6 +141,27 @@ class RelayProcessIT {
     }
   }
 
+  /**
+   * Whatever JVM logging a user asks for through the launcher's MCP_STDIO_JAVA_OPTS (to stdout by
+   * the JVM's default), none of it reaches stdout: it goes to stderr.
+   */
+  @Test
+  void jvmLoggingAskedForThroughTheLauncherGoesToStderr() {
+    Map<String, String> env = Map.of("MCP_STDIO_NO_CACHE", "1", "MCP_STDIO_NO_BUILD", "1",
+        "MCP_STDIO_JAVA_OPTS", "-Xlog:gc -verbose:class -Xlog:safepoint::uptime -Xlog:gc+heap=debug:stdout");
+    try (FakeMcpServer server = FakeMcpServer.mcp();
+        JarProcess relay = JarProcess.launcher(List.of(server.url().toString()), env)) {
+      handshake(relay);
+      relay.send("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}");
+      assertThat(response(relay, 2).has("result")).isTrue();
+      relay.closeStdin();
+      assertThat(relay.awaitExit(WAIT)).isZero();
+      assertEveryStdoutLineIsJsonRpc(relay);
+      assertThat(relay.stdout.snapshot()).hasSize(2);
+      awaitLog(relay, "[class,load]"); // the logging is alive, on stderr
+    }
+  }
+
   // (b), (c) -------------------------------------------------------------------------------------
 
   @Test

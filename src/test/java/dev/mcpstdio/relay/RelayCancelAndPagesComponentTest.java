@@ -10,7 +10,6 @@ import dev.mcpstdio.testing.Jsons;
 import dev.mcpstdio.testing.RelayHarness;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 
@@ -73,14 +72,9 @@ class RelayCancelAndPagesComponentTest {
   /**
    * The host cancels id 7 while its call is still running upstream and at once reuses 7 for a new
    * call. The new call gets exactly one answer, its own; the cancelled call's late answer, released
-   * only after that, never reaches stdout.
-   *
-   * <p>Disabled: today the reuse is refused as "already in use by a request in flight", because the
-   * cancelled call stays open in the {@code AnswerLedger} until its POST ends. What a host gets here
-   * is being decided (issue 12, deliverable 2); enable this once it is.
+   * only after that, never reaches stdout (the new call went upstream under an alias: ReusedIds).
    */
   @Test
-  @Disabled("issue 12: the semantics of reusing an id right after cancelling it are being decided in AnswerLedger")
   void aReusedIdIsAnsweredAgain() {
     CountDownLatch release = new CountDownLatch(1);
     try (FakeMcpServer server = new FakeMcpServer(e -> {

@@ -60,6 +60,18 @@ public final class JarProcess implements AutoCloseable {
     command.add("-jar");
     command.add(jar().toString());
     command.addAll(args);
+    return command(command, env);
+  }
+
+  /** The project's launcher script ({@code ./mcp-stdio ARGS}), as a host spawns it. */
+  public static JarProcess launcher(List<String> args, Map<String, String> env) {
+    List<String> command = new ArrayList<>();
+    command.add(NodePeers.basedir().resolve("mcp-stdio").toString());
+    command.addAll(args);
+    return command(command, env);
+  }
+
+  private static JarProcess command(List<String> command, Map<String, String> env) {
     ProcessBuilder builder = new ProcessBuilder(command);
     builder.environment().putAll(env);
     try {

@@ -47,6 +47,11 @@ public final class RelayHarness implements AutoCloseable {
 
   private RelayHarness(RelayConfig config, boolean realSleeps, Map<String, String> env,
       dev.mcpstdio.relay.Authorization auth) {
+    this(config, realSleeps, env, auth, dev.mcpstdio.relay.InFlightBounds.forThisProcess());
+  }
+
+  private RelayHarness(RelayConfig config, boolean realSleeps, Map<String, String> env,
+      dev.mcpstdio.relay.Authorization auth, dev.mcpstdio.relay.InFlightBounds bounds) {
     Sleeper sleeper =
         d -> {
           sleeps.add(d);
@@ -59,7 +64,7 @@ public final class RelayHarness implements AutoCloseable {
       throw new IllegalStateException(e);
     }
     Log log = new Log(stderr, config.logLevel(), new Redactor());
-    relay = new Relay(config, client, stdin, new StdoutWire(stdout), log, sleeper, auth);
+    relay = new Relay(config, client, stdin, new StdoutWire(stdout), log, sleeper, auth, bounds);
     Thread.ofVirtual().name("relay-harness").start(() -> {
       try {
         exit.complete(relay.run());
@@ -74,6 +79,11 @@ public final class RelayHarness implements AutoCloseable {
     return RelayConfig.defaults(url)
         .withRetry(new RetryPolicy(3, Duration.ofMillis(10), Duration.ofSeconds(60)))
         .withMode(false, Log.Level.DEBUG, Duration.ofMillis(500));
+  }
+
+  /** A relay that takes on at most what {@code bounds} allow at once. */
+  public static RelayHarness startWithBounds(URI url, dev.mcpstdio.relay.InFlightBounds bounds) {
+    return new RelayHarness(config(url), false, Map.of(), null, bounds);
   }
 
   public static RelayHarness start(URI url) {
