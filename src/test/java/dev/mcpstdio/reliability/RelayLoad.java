@@ -90,11 +90,14 @@ public final class RelayLoad {
     if (silent) {
       faults = faults.silent();
     }
-    System.out.print(run(Path.of("mcp-stdio"), faults, calls, javaOpts, Duration.ofSeconds(seconds)));
+    System.out.print(run(Path.of("mcp-stdio"), faults, calls, javaOpts, Duration.ofSeconds(seconds), Map.of()));
   }
 
-  static Report run(Path launcher, FaultyUpstream.Faults faults, int calls, String javaOpts, Duration limit)
-      throws Exception {
+  /**
+   * @param env added to the relay's environment
+   */
+  static Report run(Path launcher, FaultyUpstream.Faults faults, int calls, String javaOpts, Duration limit,
+      Map<String, String> env) throws Exception {
     try (FaultyUpstream upstream = new FaultyUpstream(faults)) {
       List<String> command = List.of(launcher.toAbsolutePath().toString(), upstream.url().toString());
       ProcessBuilder builder = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.appendTo(
@@ -102,6 +105,7 @@ public final class RelayLoad {
       if (javaOpts != null) {
         builder.environment().put("MCP_STDIO_JAVA_OPTS", javaOpts);
       }
+      builder.environment().putAll(env);
       Files.createDirectories(Path.of("target"));
       Process relay = builder.start();
       System.err.println("relay pid " + relay.pid());
