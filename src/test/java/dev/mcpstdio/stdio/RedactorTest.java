@@ -2,7 +2,6 @@ package dev.mcpstdio.stdio;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -164,16 +163,13 @@ class RedactorTest {
 
   /**
    * A linear scan of 200 KB takes milliseconds once compiled (about 0.1 s interpreted); any
-   * backtracking or rescanning would take minutes. A short warm-up keeps a loaded machine's
-   * interpreter out of the measurement.
+   * backtracking or rescanning would take minutes. The bound is each test's {@code @Timeout}: far
+   * above a linear scan on a loaded machine, far below a quadratic one, so it fails only on the
+   * defect it is there for (a per-call limit of 0.5 s failed on a busy CI machine).
    */
   private void assertFast(String hostile) {
     assertThat(hostile.length()).isGreaterThanOrEqualTo(190_000);
-    redactor.scrub(hostile.substring(0, 20_000));
-    long start = System.nanoTime();
     String out = redactor.scrub(hostile);
-    Duration took = Duration.ofNanos(System.nanoTime() - start);
-    assertThat(took).as("scrub of %s...", hostile.substring(0, 12)).isLessThan(Duration.ofMillis(500));
     assertThat(out).isNotNull();
   }
 
