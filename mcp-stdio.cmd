@@ -32,5 +32,5 @@ if /i "%~1"=="serve" (
   set "HEAP=-Xms16m -Xmx512m -XX:NewRatio=2"
   set "ROLE=-serve"
 )
-"%JAVA%" -Xlog:disable -Xlog:all=warning:stderr -XX:+DisplayVMOutputToStderr -XX:+UseSerialGC -Xss512k %HEAP% -XX:MinHeapFreeRatio=10 -XX:MaxHeapFreeRatio=40 -XX:MaxInlineLevel=6 -XX:InlineSmallCode=1000 -XX:FreqInlineSize=100 "-XX:SharedArchiveFile=%HERE%target\mcp-stdio%ROLE%.jsa" -XX:+AutoCreateSharedArchive %MCP_STDIO_JAVA_OPTS% -jar "%JAR%" %*
+"%JAVA%" -Xlog:disable -Xlog:all=warning:stderr -XX:+DisplayVMOutputToStderr -XX:+UseSerialGC -Xss512k %HEAP% -XX:MinHeapFreeRatio=10 -XX:MaxHeapFreeRatio=40 -XX:MaxInlineLevel=6 -XX:InlineSmallCode=1000 -XX:FreqInlineSize=100 "-XX:SharedArchiveFile=%HERE%target\mcp-stdio%ROLE%.jsa" -XX:+AutoCreateSharedArchive %MCP_STDIO_JAVA_OPTS% -Xlog:all=off:stdout -jar "%JAR%" %*
 exit /b %ERRORLEVEL%
