@@ -146,9 +146,10 @@ public final class Main {
       log.error("unexpected " + e + " in thread " + thread.getName());
       relay.threadDied(thread, e);
     });
-    Signals.onTermination(signal -> relay.shutdown("received signal " + signal));
+    Signals.onTermination(relay::shutdownBegins, signal -> relay.shutdown("received signal " + signal));
     int code = relay.run();
-    wire.close();
+    wire.close(); // may wait for a write to a host that stopped reading: still watched
+    relay.exited();
     return code;
   }
 }

@@ -23,6 +23,15 @@ final class Signals {
    * @return false when signals cannot be intercepted on this runtime
    */
   static boolean onTermination(Consumer<String> handler) {
+    return onTermination(() -> {}, handler);
+  }
+
+  /**
+   * As {@link #onTermination(Consumer)}, with {@code first} run before anything else at the
+   * signal, on the JVM's signal thread: for what must happen even when nothing can be allocated
+   * (built before the signal, it allocates nothing itself).
+   */
+  static boolean onTermination(Runnable first, Consumer<String> handler) {
     try {
       Class<?> signalType = Class.forName("sun.misc.Signal");
       Class<?> handlerType = Class.forName("sun.misc.SignalHandler");
@@ -30,6 +39,7 @@ final class Signals {
       InvocationHandler onSignal =
           (proxy, method, arguments) -> {
             if (method.getName().equals("handle")) {
+              first.run();
               String name = (String) signalType.getMethod("getName").invoke(arguments[0]);
               // a platform thread: virtual ones can all be waiting on blocked carriers at that moment
               Thread.ofPlatform().name("signal-" + name).start(() -> handler.accept("SIG" + name));

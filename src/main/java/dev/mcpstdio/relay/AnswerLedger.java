@@ -93,8 +93,10 @@ final class AnswerLedger implements EmitGate.Filter {
     if (inBatch) {
       batched.add(id);
     }
-    if (isCancelled(id)) {
-      reused.put(id, PENDING); // the cancelled request's late answer may still come under this id
+    if (isCancelled(id) && !inBatch) {
+      // the cancelled request's late answer may still come under this id; the new request goes
+      // under an alias (ReusedIds aliases single requests only)
+      reused.put(id, PENDING);
     }
     cancelled.remove(id);
     answered.remove(id);
@@ -115,8 +117,8 @@ final class AnswerLedger implements EmitGate.Filter {
    * @return false when {@code id} is not open for a cancelled request (the new one is a duplicate)
    */
   boolean supersede(JsonRpcId id) {
-    if (!open.contains(id) || !isCancelled(id)) {
-      return false;
+    if (!open.contains(id) || !isCancelled(id) || batched.contains(id)) {
+      return false; // a batch's member answers for its batch: it is never taken over
     }
     reused.put(id, PENDING);
     cancelled.remove(id);

@@ -127,9 +127,10 @@ final class MessageBudget {
     }
 
     /**
-     * Gives back {@code bytes} of what was charged and keeps the hold, and the overdraft if it has
-     * it (an event stream after a message it delivered that was not the exchange's answer: that
-     * message is gone, the stream goes on).
+     * Gives back {@code bytes} of what was charged and keeps the hold, but not the overdraft (an
+     * event stream after a message it delivered that was not the exchange's answer: that message
+     * is gone, the stream goes on). The overdraft belongs to one message at a time, so a long
+     * exchange streaming progress never keeps it from the answers waiting behind it.
      */
     void giveBack(long bytes) {
       List<Runnable> wake;
@@ -137,6 +138,9 @@ final class MessageBudget {
         long n = Math.min(bytes, charged);
         held -= n;
         charged -= n;
+        if (overdraft == this) {
+          overdraft = null; // the message it read past the limit is gone: the next one may
+        }
         wake = wakeable();
       }
       wake.forEach(MessageBudget::start);

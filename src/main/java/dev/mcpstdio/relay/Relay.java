@@ -133,6 +133,7 @@ public final class Relay {
     this.gate = new EmitGate(wire, ledger, log);
     Inbound inbound = this::fromUpstream;
     this.upstream = new Upstream(client, config, log, sweeper, inbound, sleeper, budget);
+    upstream.onClientDied(why -> fail(why, "the relay's HTTP client stopped; restart the relay"));
     this.serverStream =
         new ServerStream(upstream, session, config.streamReadTimeout(), sleeper, log);
     InitializeMemory memory = new InitializeMemory();
@@ -205,22 +206,41 @@ public final class Relay {
   }
 
   /**
-   * A thread died of something nobody caught. An out-of-memory error there (the HTTP client's
-   * selector thread, say) leaves the relay unable to go on: every open request is answered with
-   * an error that says so and the relay exits non-zero, rather than living on with requests that
-   * can never be answered.
+   * The process is about to stop (a signal arrived): the bounded time to exit runs from now. For
+   * a signal handler: allocates nothing.
+   */
+  public void shutdownBegins() {
+    exitWatch.begin();
+  }
+
+  /** The process has finished with the relay (its output closed): the exit watch may stand down. */
+  public void exited() {
+    exitWatch.done();
+  }
+
+  /**
+   * A thread died of something nobody caught. When it is one the relay cannot do without (the
+   * stdin reader; the HTTP client's selector, should the JDK ever let it die uncaught) the relay
+   * cannot go on: every open request is answered with an error that says so and the relay exits
+   * 1, rather than living on with requests that can never be answered. (The JDK's selector
+   * catches its own death and fails every exchange instead: {@link Upstream} reports that.) Any
+   * other thread's death is only logged: the message it served already got its answer.
    */
   public void threadDied(Thread thread, Throwable error) {
-    if (Upstream.outOfMemory(error)) {
+    boolean needed = thread.getName().equals("mcp-stdio-stdin") || thread.getName().contains("SelectorManager");
+    if (needed && Upstream.outOfMemory(error)) {
       fail("out of memory in thread " + thread.getName(), OUT_OF_MEMORY);
-    } else if (thread.getName().contains("SelectorManager")) {
-      fail("the HTTP client's selector thread died (" + error + ")", "the relay's HTTP client failed; restart the relay");
+    } else if (needed) {
+      fail("thread " + thread.getName() + " died (" + error + ")", "the relay failed internally; restart the relay");
     }
   }
 
   /** The relay cannot go on: every open request gets {@code answer} as its error, then it exits 1. */
-  private void fail(String why, String answer) {
+  private synchronized void fail(String why, String answer) {
     reserve = null; // the way out must be able to allocate
+    if (exitCode != 0) {
+      return; // already on its way out
+    }
     exitCode = 1;
     log.error(why + "; the relay cannot go on");
     for (JsonRpcId id : ledger.openIds()) {
@@ -400,7 +420,7 @@ public final class Relay {
     }
     switch (ledger.open(request.id(), config.readTimeout(), inBatch)) {
       case DUPLICATE -> {
-        if (!inBatch && ledger.supersede(request.id())) {
+        if (!inBatch && ledger.supersede(request.id())) { // (never one open for a host batch)
           log.info("id " + request.id() + " reused while the request cancelled under it is in flight; the new request "
               + "goes upstream under an alias");
           owners.remove(request.id()); // from now on the cancelled call ends in silence
@@ -504,8 +524,8 @@ public final class Relay {
                     settle(call, Outcome.Failed.of(Outcome.Kind.OUT_OF_MEMORY, OUT_OF_MEMORY));
                   } finally {
                     hold.release();
-                    if (call.message() instanceof Request r) {
-                      owners.remove(r.id(), call);
+                    if (call.message() instanceof Request r && owners.remove(r.id(), call)) {
+                      reusedIds.forget(r.id());
                     }
                     call.handover().complete(null);
                     exchanges.exit(Thread.currentThread());
@@ -549,7 +569,7 @@ public final class Relay {
    * open request, and one still waiting for the next endpoint must not then reach the server.
    */
   private Outcome postLegacy(Call call) throws InterruptedException {
-    JsonRpcId id = call.requestId();
+    JsonRpcId id = reusedIds.hostId(call.requestId()); // the ledger knows the host's id, not an alias
     if (id != null && !ledger.isOpen(id)) {
       call.handover().complete(null);
       return Outcome.Failed.of(Outcome.Kind.TRANSPORT, "already answered");
@@ -704,8 +724,7 @@ public final class Relay {
       Thread.currentThread().interrupt();
     } finally {
       sweeper.close();
-      exitWatch.done();
-      stopped.countDown();
+      stopped.countDown(); // the exit watch stands down only once the process closed its output (exited)
     }
   }
 

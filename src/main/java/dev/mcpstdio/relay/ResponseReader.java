@@ -153,6 +153,7 @@ final class ResponseReader implements HttpResponse.BodySubscriber<ResponseReader
                     if (ownsHold || !answered) { // a notification or a server request: gone to the host
                       hold.giveBack(chargedSinceMessage);
                       chargedSinceMessage = 0;
+                      credit = 0; // the up-front charge went back with it
                     }
                   }
                 })
@@ -219,6 +220,17 @@ final class ResponseReader implements HttpResponse.BodySubscriber<ResponseReader
       return;
     }
     watchdog.touch();
+    // Charged before the bytes are decoded, so that a message delivered while they are (and
+    // given back then) gives back what they cost.
+    long bytes = 0;
+    for (ByteBuffer item : items) {
+      bytes += item.remaining();
+    }
+    long covered = Math.min(bytes, credit);
+    credit -= covered;
+    bytes -= covered;
+    chargedSinceMessage += bytes;
+    boolean goOn = hold.charge(bytes, this::resume);
     try {
       for (ByteBuffer item : items) {
         decoder.feed(item);
@@ -241,15 +253,7 @@ final class ResponseReader implements HttpResponse.BodySubscriber<ResponseReader
       failOutOfMemory();
       return;
     }
-    long bytes = 0;
-    for (ByteBuffer item : items) {
-      bytes += item.capacity();
-    }
-    long covered = Math.min(bytes, credit);
-    credit -= covered;
-    bytes -= covered;
-    chargedSinceMessage += bytes;
-    if (hold.charge(bytes, this::resume)) {
+    if (goOn) {
       subscription.request(1);
     }
   }

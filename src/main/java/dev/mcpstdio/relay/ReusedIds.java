@@ -16,7 +16,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * real answer will be.
  *
  * <p>The first link of both chains (Streamable HTTP and HTTP+SSE). An alias lives as long as its
- * request's exchange; at most as many as requests in flight.
+ * request's exchange (the relay calls {@link #forget} when it ends); at most as many as requests
+ * in flight. Only single requests are aliased: a batch member never reuses an id this way (the
+ * ledger refuses it as a duplicate while the cancelled one is open, and does not mark it).
  */
 final class ReusedIds implements Interceptor {
 
@@ -38,12 +40,23 @@ final class ReusedIds implements Interceptor {
     JsonRpcId alias = JsonRpcId.relayOwned(Rewrites.RELAY_ID_PREFIX + "reused-" + sequence.incrementAndGet());
     aliasOf.put(request.id(), alias);
     hostIdOf.put(alias, request.id());
-    try {
-      return chain.proceed(call.withBody(Rewrites.withId(request, alias)));
-    } finally {
+    // Kept until the exchange ends (forget): over HTTP+SSE the answer comes on the event stream
+    // after this returns.
+    return chain.proceed(call.withBody(Rewrites.withId(request, alias)));
+  }
+
+  /** The host's exchange for {@code hostId} ended: its alias, if it had one, is no longer needed. */
+  void forget(JsonRpcId hostId) {
+    JsonRpcId alias = aliasOf.remove(hostId);
+    if (alias != null) {
       hostIdOf.remove(alias);
-      aliasOf.remove(request.id(), alias);
     }
+  }
+
+  /** The host's id behind {@code id} when it is an alias, else {@code id} itself. */
+  JsonRpcId hostId(JsonRpcId id) {
+    JsonRpcId hostId = id == null ? null : hostIdOf.get(id);
+    return hostId != null ? hostId : id;
   }
 
   /** The alias a host id travels under now, or null. */

@@ -143,6 +143,9 @@ final class Upstream {
     try {
       response = send(request.build(), delivery);
     } catch (IOException e) {
+      if (clientGone(e)) {
+        clientDied.accept("the HTTP client stopped (" + describe(e) + ")");
+      }
       if (outOfMemory(e)) { // the client itself could not allocate (its selector may be gone with it)
         return Outcome.Failed.of(Outcome.Kind.OUT_OF_MEMORY, ResponseReader.OUT_OF_MEMORY);
       }
@@ -522,6 +525,28 @@ final class Upstream {
     } catch (MalformedMessageException e) {
       return null;
     }
+  }
+
+  private volatile java.util.function.Consumer<String> clientDied = why -> {};
+
+  /**
+   * What to do when the HTTP client itself has stopped (its selector thread died, of an
+   * out-of-memory error say: the JDK then fails every exchange, present and future).
+   */
+  void onClientDied(java.util.function.Consumer<String> action) {
+    this.clientDied = action;
+  }
+
+  private boolean clientGone(IOException e) {
+    if (client.isTerminated()) {
+      return true;
+    }
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t.getMessage() != null && t.getMessage().contains("selector manager closed")) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** True when an out-of-memory error is what really failed the exchange. */

@@ -117,7 +117,13 @@ public final class ServeGateway implements AutoCloseable {
       connector.close();
       sessions.shutdown();
     } finally {
-      server.stop();
+      try {
+        server.stop();
+      } catch (java.util.concurrent.TimeoutException e) {
+        // The graceful part ran out of its 2 s; Jetty has stopped everything all the same,
+        // closing the connections still open (a client at the connection cap, say).
+        log.info("stopped; connections still busy after " + server.getStopTimeout() + " ms were closed");
+      }
     }
   }
 

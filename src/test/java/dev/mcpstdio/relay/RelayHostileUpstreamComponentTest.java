@@ -62,6 +62,35 @@ class RelayHostileUpstreamComponentTest {
     }
   }
 
+  /**
+   * An out-of-memory error that killed a thread the relay needs (the HTTP client's selector, in
+   * the field) leaves it unable to go on: every open request gets an error that says so, and it
+   * exits 1 rather than living on with requests nobody can answer.
+   */
+  @Test
+  void anOutOfMemoryErrorThatKillsAThreadAnswersEveryOpenRequestAndExitsOne() {
+    CountDownLatch never = new CountDownLatch(1);
+    try (FakeMcpServer server = new FakeMcpServer(e -> "tools/call".equals(e.rpcMethod())
+            ? Reply.sse(List.of(Step.await(never)))
+            : FakeMcpServer.standard(e));
+        RelayHarness relay = RelayHarness.start(server.url())) {
+      relay.initialize();
+      relay.send(call(1));
+      relay.send(call(2));
+      Await.until("both calls upstream", () -> server.posts("tools/call").size() == 2);
+      Thread selector = Thread.ofPlatform().name("HttpClient-9-SelectorManager").unstarted(() -> {});
+      relay.relay.threadDied(selector, new OutOfMemoryError("Java heap space"));
+      Await.until("both answered", () -> relay.stdout.snapshot().stream()
+          .filter(l -> RelayHarness.hasId(l, "1") || RelayHarness.hasId(l, "2")).count() == 2);
+      assertThat(relay.stdout.snapshot()).filteredOn(l -> RelayHarness.hasId(l, "1") || RelayHarness.hasId(l, "2"))
+          .allMatch(l -> l.contains("-32603") && l.contains("out of memory"));
+      assertThat(relay.closeAndAwait()).isEqualTo(1);
+      assertThat(relay.log()).contains("the relay cannot go on");
+    } finally {
+      never.countDown();
+    }
+  }
+
   @Test
   void pastItsBoundTheRelayReadsStdinLaterAndLosesNothing() {
     List<CountDownLatch> releases = new ArrayList<>();

@@ -74,6 +74,26 @@ class RelayOverLegacySseTest {
     }
   }
 
+  /** Over HTTP+SSE too, a host that reuses a cancelled id gets its new request's answer, once. */
+  @Test
+  void aCancelledIdReusedGetsTheNewRequestsAnswer() throws Exception {
+    try (ServeHarness serve = ServeHarness.start(ServeHarness.config(ServeHarness.demo()));
+        RelayHarness host = relay(serve, Duration.ofSeconds(20))) {
+      host.initialize();
+      host.send("{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{\"name\":\"slow\",\"arguments\":"
+          + "{\"steps\":20,\"delayMs\":100},\"_meta\":{\"progressToken\":\"old\"}}}");
+      host.stdout.nextMatching(l -> l.contains("\"old\""), RelayHarness.TIMEOUT); // running
+      host.send("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":5}}");
+      host.send("{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\",\"arguments\":{\"text\":\"new one\"}}}");
+      assertThat(host.answerTo("5")).contains("new one");
+      host.send("{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"tools/call\",\"params\":{\"name\":\"slow\",\"arguments\":"
+          + "{\"steps\":30,\"delayMs\":100}}}");
+      host.answerTo("6"); // outlasts the cancelled call: whatever it sent has been written by now
+      assertThat(host.stdout.snapshot().stream().filter(l -> RelayHarness.hasId(l, "5")).count())
+          .as("answers to id 5").isEqualTo(1);
+    }
+  }
+
   @Test
   void aCancelledRequestIsClosedSilentlyAndAPingStillGoesThrough() throws Exception {
     try (ServeHarness serve = ServeHarness.start(ServeHarness.config(ServeHarness.demo()));
