@@ -60,7 +60,7 @@ final class RawHttp {
       int end = text.indexOf("\r\n\r\n");
       double millis = (System.nanoTime() - start) / 1e6;
       if (!text.startsWith("HTTP/1.1 ") || end < 0) {
-        return new Answer(-1, "no HTTP answer", text, "", millis);
+        return new Answer(-1, text.isEmpty() ? "closed with no answer" : "not an HTTP answer", text, "", millis);
       }
       return new Answer(Integer.parseInt(text.substring(9, 12)), null, text.substring(0, end), text.substring(end + 4), millis);
     } catch (SocketTimeoutException e) {
