@@ -589,15 +589,15 @@ public final class Relay {
       }
       case Request r -> {
         if (usingLegacy && outcome instanceof Outcome.Accepted) {
-          awaitStreamedAnswer(r.id()); // the answer travels on the event stream
-        } else if (ledger.isOpen(r.id())) {
+          awaitStreamedAnswer(r.id(), call); // the answer travels on the event stream
+        } else if (ledger.isOpen(r.id()) && owners.get(r.id()) == call) { // (checked again: a reuse may have come meanwhile)
           answerFailure(call, r.id(), outcome);
         }
       }
       case Batch b -> {
         for (JsonRpcMessage member : b.members()) {
           if (member instanceof Request r && usingLegacy && outcome instanceof Outcome.Accepted) {
-            awaitStreamedAnswer(r.id());
+            awaitStreamedAnswer(r.id(), call);
           } else if (member instanceof Request r && ledger.isOpen(r.id())) {
             answerFailure(call, r.id(), outcome);
           }
@@ -620,10 +620,12 @@ public final class Relay {
   }
 
   /** HTTP+SSE: waits for the answer to arrive on the stream, and says so when it does not in time. */
-  private void awaitStreamedAnswer(JsonRpcId id) {
+  private void awaitStreamedAnswer(JsonRpcId id, Call call) {
     try {
       if (ledger.isCancelled(id) || !ledger.awaitClosed(id, config.readTimeout()) && ledger.isCancelled(id)) {
         ledger.closeCancelled(id); // the host cancelled it: servers send nothing more, and neither do we
+      } else if (owners.get(id) != call && !(call.message() instanceof Batch)) {
+        // cancelled, and the host reused its id while this call waited: the new request answers now
       } else if (ledger.isOpen(id)) {
         answerOwn(id, ErrorCodes.UPSTREAM_ERROR, "no response from the server within " + config.readTimeout().toSeconds()
             + " s (--timeout-read)", null);

@@ -14,14 +14,17 @@ import org.eclipse.jetty.util.thread.Scheduler;
 
 /**
  * The deadline for a request's head ({@code --header-timeout}): a connection on which the bytes of
- * a request have begun to arrive but whose head is not complete that long afterwards is closed.
+ * a request have begun to arrive but whose head is not complete that long afterwards is closed,
+ * and so is a new connection whose first head is not complete that long after it opened (sending
+ * nothing at all included: otherwise connections that only connect hold the connection cap for the
+ * whole idle timeout).
  * Jetty's idle timeout alone cannot do this: a client that sends one byte every few seconds is
  * never idle, and would hold its connection (and a slot of {@code --max-connections}) for ever.
  *
  * <p>It wraps the routes, so it sees each request begin (its head is complete: the handler runs)
  * and end; between requests a connection is waiting for a head. A sweep every quarter of the
- * timeout looks at each waiting connection's byte count: unchanged since its last request ended
- * (or since it opened), it is idle, which the idle timeout governs; changed, its head has begun,
+ * timeout looks at each waiting connection's byte count: unchanged since its last request ended,
+ * it is idle between requests, which the idle timeout governs; changed, its head has begun,
  * and a head that has been arriving for a whole timeout is ended. So a head gets at least the
  * timeout, and at most a quarter more, from its first byte. Connections are tracked from open to
  * close only, so the map is bounded by {@code --max-connections}.
@@ -44,6 +47,8 @@ final class HeadDeadline extends Handler.Wrapper implements Connection.Listener 
     int requests; // in progress on the connection (pipelining may briefly overlap two)
     long idleBytes; // bytes in when the connection last had no request in progress
     long headSince = -1; // the sweep that first saw bytes of a head since then, or -1
+    boolean fresh = true; // no request yet: its first head is due a timeout after it opened
+    final long openedAt = System.nanoTime();
 
     Waiting(long bytesIn) {
       this.idleBytes = bytesIn;
@@ -68,6 +73,7 @@ final class HeadDeadline extends Handler.Wrapper implements Connection.Listener 
       synchronized (waiting) {
         waiting.requests++;
         waiting.headSince = -1;
+        waiting.fresh = false;
       }
       Request.addCompletionListener(request, failure -> {
         synchronized (waiting) {
@@ -113,13 +119,19 @@ final class HeadDeadline extends Handler.Wrapper implements Connection.Listener 
         Waiting waiting = entry.getValue();
         boolean late;
         synchronized (waiting) {
-          if (waiting.requests > 0 || connection.getBytesIn() == waiting.idleBytes) {
+          if (waiting.requests > 0) {
             continue;
           }
-          if (waiting.headSince < 0) {
-            waiting.headSince = now;
+          if (waiting.fresh) {
+            late = now - waiting.openedAt >= timeoutNanos;
+          } else if (connection.getBytesIn() == waiting.idleBytes) {
+            continue;
+          } else {
+            if (waiting.headSince < 0) {
+              waiting.headSince = now;
+            }
+            late = now - waiting.headSince >= timeoutNanos;
           }
-          late = now - waiting.headSince >= timeoutNanos;
         }
         if (late) {
           log.debug("closed a connection whose request head took longer than --header-timeout ("
