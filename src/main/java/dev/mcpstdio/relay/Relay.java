@@ -420,10 +420,9 @@ public final class Relay {
     }
     switch (ledger.open(request.id(), config.readTimeout(), inBatch)) {
       case DUPLICATE -> {
-        if (!inBatch && ledger.supersede(request.id())) { // (never one open for a host batch)
+        if (!inBatch && supersede(request.id())) { // (never one open for a host batch)
           log.info("id " + request.id() + " reused while the request cancelled under it is in flight; the new request "
               + "goes upstream under an alias");
-          owners.remove(request.id()); // from now on the cancelled call ends in silence
           return true;
         }
         reject(request.id(), ErrorCodes.INVALID_REQUEST,
@@ -626,6 +625,9 @@ public final class Relay {
         ledger.closeCancelled(id); // the host cancelled it: servers send nothing more, and neither do we
       } else if (owners.get(id) != call && !(call.message() instanceof Batch)) {
         // cancelled, and the host reused its id while this call waited: the new request answers now
+      } else if (ledger.isOpen(id) && !(call.message() instanceof Batch)) {
+        answerAsOwner(call, id, ErrorCodes.UPSTREAM_ERROR, "no response from the server within "
+            + config.readTimeout().toSeconds() + " s (--timeout-read)", null);
       } else if (ledger.isOpen(id)) {
         answerOwn(id, ErrorCodes.UPSTREAM_ERROR, "no response from the server within " + config.readTimeout().toSeconds()
             + " s (--timeout-read)", null);
@@ -654,6 +656,35 @@ public final class Relay {
     return outcome instanceof Outcome.Failed || outcome instanceof Outcome.Refused;
   }
 
+  /**
+   * Takes {@code id} over for a new request from the cancelled call that owns it; from then on
+   * that call ends in silence. Atomic with {@link #answerAsOwner} for the same id: the cancelled
+   * call either answered first (and the id is then no longer open for a takeover) or never will.
+   */
+  private boolean supersede(JsonRpcId id) {
+    boolean[] taken = {false};
+    owners.compute(id, (k, owner) -> {
+      taken[0] = ledger.supersede(k);
+      return taken[0] ? null : owner;
+    });
+    return taken[0];
+  }
+
+  /**
+   * Answers {@code id} with the relay's own error on behalf of {@code call}, only while the call
+   * still owns the id (a takeover by a reused id in between leaves the new request's answer alone).
+   */
+  private void answerAsOwner(Call call, JsonRpcId id, int code, String message, String data) {
+    boolean[] closed = {false};
+    owners.computeIfPresent(id, (k, owner) -> {
+      closed[0] = owner == call && ledger.closeForOwnAnswer(k);
+      return owner;
+    });
+    if (closed[0]) {
+      gate.own(JsonRpcErrors.error(id, code, message, data));
+    }
+  }
+
   private void answerFailure(Call call, JsonRpcId id, Outcome outcome) {
     if (outcome instanceof Outcome.Refused r && r.error() != null && id.equals(r.error().id())) {
       fromUpstream(r.error()); // the server's own error for this request says it best
@@ -662,7 +693,11 @@ public final class Relay {
       }
     }
     UpstreamErrors.Error error = UpstreamErrors.describe(call, outcome);
-    answerOwn(id, error.code(), error.message(), error.data());
+    if (call.message() instanceof Request) {
+      answerAsOwner(call, id, error.code(), error.message(), error.data());
+    } else {
+      answerOwn(id, error.code(), error.message(), error.data()); // batch members: never taken over
+    }
   }
 
   /** Answers an open request with the relay's own error, unless it was answered already. */
