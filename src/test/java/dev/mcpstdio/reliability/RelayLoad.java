@@ -27,9 +27,15 @@ import java.util.concurrent.atomic.AtomicLong;
  * how long the relay takes to exit once stdin closes. A benchmark, not a test: see
  * docs/reliability.md.
  *
- * <pre>bench/reliability.sh relay --calls 10000 --delay-ms 300</pre>
+ * <pre>bench/reliability.sh relay --calls 10000 --delay-ms 300
+ * bench/reliability.sh relay --calls 200 --cut                 # every answer's stream cut mid-event
+ * bench/reliability.sh relay --calls 200 --refuse 50:503       # a burst of 503 (Retry-After: 0) first
+ * bench/reliability.sh relay --calls 50 --silent --relay-arg --timeout-read --relay-arg 3   # half-open</pre>
  */
 public final class RelayLoad {
+
+  /** Extra relay arguments from the command line ({@code --relay-arg}), for main only. */
+  private static final List<String> RELAY_ARGS = new java.util.ArrayList<>();
 
   record Report(
       int calls,
@@ -69,6 +75,10 @@ public final class RelayLoad {
     int answerBytes = 0;
     boolean hostile = false;
     boolean silent = false;
+    boolean cut = false;
+    int refuse = 0;
+    int refuseStatus = 503;
+    List<String> relayArgs = new java.util.ArrayList<>();
     String javaOpts = null;
     long seconds = 180;
     for (int i = 0; i < args.length; i++) {
@@ -78,6 +88,13 @@ public final class RelayLoad {
         case "--answer-bytes" -> answerBytes = Integer.parseInt(args[++i]);
         case "--hostile" -> hostile = true;
         case "--silent" -> silent = true;
+        case "--cut" -> cut = true;
+        case "--refuse" -> { // N:STATUS, e.g. 50:503
+          String[] r = args[++i].split(":");
+          refuse = Integer.parseInt(r[0]);
+          refuseStatus = Integer.parseInt(r[1]);
+        }
+        case "--relay-arg" -> relayArgs.add(args[++i]);
         case "--java-opts" -> javaOpts = args[++i];
         case "--seconds" -> seconds = Long.parseLong(args[++i]);
         default -> throw new IllegalArgumentException("unknown argument " + args[i]);
@@ -90,6 +107,13 @@ public final class RelayLoad {
     if (silent) {
       faults = faults.silent();
     }
+    if (cut) {
+      faults = faults.cutting();
+    }
+    if (refuse > 0) {
+      faults = faults.refusing(refuse, refuseStatus);
+    }
+    RELAY_ARGS.addAll(relayArgs);
     System.out.print(run(Path.of("mcp-stdio"), faults, calls, javaOpts, Duration.ofSeconds(seconds), Map.of()));
   }
 
@@ -99,7 +123,9 @@ public final class RelayLoad {
   static Report run(Path launcher, FaultyUpstream.Faults faults, int calls, String javaOpts, Duration limit,
       Map<String, String> env) throws Exception {
     try (FaultyUpstream upstream = new FaultyUpstream(faults)) {
-      List<String> command = List.of(launcher.toAbsolutePath().toString(), upstream.url().toString());
+      List<String> command = new java.util.ArrayList<>(List.of(launcher.toAbsolutePath().toString()));
+      command.addAll(RELAY_ARGS);
+      command.add(upstream.url().toString());
       ProcessBuilder builder = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.appendTo(
           Path.of("target", "reliability-relay.log").toFile()));
       if (javaOpts != null) {
