@@ -143,6 +143,9 @@ public final class ServeGateway implements AutoCloseable {
       String refusal = guard.refusal(request.getHeaders().get(HttpHeader.HOST), request.getHeaders().get(HttpHeader.ORIGIN));
       if (refusal != null) {
         log.warn("refused " + request.getMethod() + " " + request.getHttpURI().getPath() + ": " + refusal);
+        // Its body is never read, so the connection cannot carry another request: say so, or a
+        // client that reuses it races the close and sees its next request cut off.
+        response.getHeaders().put(HttpHeader.CONNECTION, "close");
         Replies.error(response, callback, 403, null, ErrorCodes.UPSTREAM_ERROR, "forbidden: " + refusal);
         return true;
       }
