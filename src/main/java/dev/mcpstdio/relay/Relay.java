@@ -331,15 +331,9 @@ public final class Relay {
     }
     MessageBudget.Hold hold = budget.holdRequest(bytes, config.readTimeout().toNanos(), TimeUnit.NANOSECONDS);
     if (hold == null) {
-      String why = "the relay holds " + budget.held() / 1024 + " KiB of messages in flight (its bound is "
-          + budget.limit() / 1024 + " KiB) and none finished within " + config.readTimeout().toSeconds()
-          + " s; try again";
-      List<JsonRpcMessage> members = message instanceof Batch b ? b.members() : List.of(message);
-      for (JsonRpcMessage m : members) {
-        if (m instanceof Request r) {
-          reject(r.id(), ErrorCodes.UPSTREAM_ERROR, why);
-        }
-      }
+      rejectRequests(message, false, ErrorCodes.UPSTREAM_ERROR, "the relay holds " + budget.held() / 1024
+          + " KiB of messages in flight (its bound is " + budget.limit() / 1024 + " KiB) and none finished within "
+          + config.readTimeout().toSeconds() + " s; try again");
     }
     return hold;
   }
@@ -352,14 +346,7 @@ public final class Relay {
     } catch (OutOfMemoryError e) {
       hold.release();
       log.error("out of memory dispatching a message; raise the heap with MCP_STDIO_JAVA_OPTS=-Xmx...");
-      List<JsonRpcMessage> members = message instanceof Batch batch ? batch.members() : List.of(message);
-      for (JsonRpcMessage m : members) {
-        if (m instanceof Request r && ledger.isOpen(r.id())) {
-          answerOwn(r.id(), ErrorCodes.INTERNAL_ERROR, OUT_OF_MEMORY, null);
-        } else if (m instanceof Request r) {
-          reject(r.id(), ErrorCodes.INTERNAL_ERROR, OUT_OF_MEMORY);
-        }
-      }
+      rejectRequests(message, true, ErrorCodes.INTERNAL_ERROR, OUT_OF_MEMORY); // admission may have opened them
     } catch (InterruptedException | RuntimeException e) {
       hold.release();
       throw e;
@@ -490,10 +477,23 @@ public final class Relay {
 
   /** After shutdown began, a request is answered at once; nothing more is sent. */
   private void refuseWhileStopping(JsonRpcMessage message) {
+    rejectRequests(message, false, ErrorCodes.UPSTREAM_ERROR, "relay shutting down");
+  }
+
+  /**
+   * Answers every request in {@code message} (one, or a batch's) with the relay's error.
+   *
+   * @param mayBeOpen admission may have opened them in the ledger (they are then closed by this
+   *     answer, once); false when they never reached it (an open entry for the id is another
+   *     request's, and stays)
+   */
+  private void rejectRequests(JsonRpcMessage message, boolean mayBeOpen, int code, String why) {
     List<JsonRpcMessage> members = message instanceof Batch b ? b.members() : List.of(message);
     for (JsonRpcMessage m : members) {
-      if (m instanceof Request r) {
-        reject(r.id(), ErrorCodes.UPSTREAM_ERROR, "relay shutting down");
+      if (m instanceof Request r && mayBeOpen && ledger.isOpen(r.id())) {
+        answerOwn(r.id(), code, why, null);
+      } else if (m instanceof Request r) {
+        reject(r.id(), code, why);
       }
     }
   }
@@ -589,7 +589,7 @@ public final class Relay {
       case Request r -> {
         if (usingLegacy && outcome instanceof Outcome.Accepted) {
           awaitStreamedAnswer(r.id(), call); // the answer travels on the event stream
-        } else if (ledger.isOpen(r.id()) && owners.get(r.id()) == call) { // (checked again: a reuse may have come meanwhile)
+        } else if (ledger.isOpen(r.id())) {
           answerFailure(call, r.id(), outcome);
         }
       }
@@ -623,14 +623,9 @@ public final class Relay {
     try {
       if (ledger.isCancelled(id) || !ledger.awaitClosed(id, config.readTimeout()) && ledger.isCancelled(id)) {
         ledger.closeCancelled(id); // the host cancelled it: servers send nothing more, and neither do we
-      } else if (owners.get(id) != call && !(call.message() instanceof Batch)) {
-        // cancelled, and the host reused its id while this call waited: the new request answers now
-      } else if (ledger.isOpen(id) && !(call.message() instanceof Batch)) {
-        answerAsOwner(call, id, ErrorCodes.UPSTREAM_ERROR, "no response from the server within "
+      } else if (ledger.isOpen(id)) { // (a cancelled call whose id was reused meanwhile stays silent: answerFor)
+        answerFor(call, id, ErrorCodes.UPSTREAM_ERROR, "no response from the server within "
             + config.readTimeout().toSeconds() + " s (--timeout-read)", null);
-      } else if (ledger.isOpen(id)) {
-        answerOwn(id, ErrorCodes.UPSTREAM_ERROR, "no response from the server within " + config.readTimeout().toSeconds()
-            + " s (--timeout-read)", null);
       }
     } catch (InterruptedException e) {
       answerOwn(id, ErrorCodes.UPSTREAM_ERROR, "relay shutting down", null);
@@ -658,7 +653,7 @@ public final class Relay {
 
   /**
    * Takes {@code id} over for a new request from the cancelled call that owns it; from then on
-   * that call ends in silence. Atomic with {@link #answerAsOwner} for the same id: the cancelled
+   * that call ends in silence. Atomic with {@link #answerFor} for the same id: the cancelled
    * call either answered first (and the id is then no longer open for a takeover) or never will.
    */
   private boolean supersede(JsonRpcId id) {
@@ -671,10 +666,15 @@ public final class Relay {
   }
 
   /**
-   * Answers {@code id} with the relay's own error on behalf of {@code call}, only while the call
-   * still owns the id (a takeover by a reused id in between leaves the new request's answer alone).
+   * Answers {@code id} with the relay's own error on behalf of {@code call}. A single request's
+   * call answers only while it still owns the id (a takeover by a reused id in between leaves the
+   * new request's answer alone); a batch's members are never taken over.
    */
-  private void answerAsOwner(Call call, JsonRpcId id, int code, String message, String data) {
+  private void answerFor(Call call, JsonRpcId id, int code, String message, String data) {
+    if (!(call.message() instanceof Request)) {
+      answerOwn(id, code, message, data);
+      return;
+    }
     boolean[] closed = {false};
     owners.computeIfPresent(id, (k, owner) -> {
       closed[0] = owner == call && ledger.closeForOwnAnswer(k);
@@ -693,11 +693,7 @@ public final class Relay {
       }
     }
     UpstreamErrors.Error error = UpstreamErrors.describe(call, outcome);
-    if (call.message() instanceof Request) {
-      answerAsOwner(call, id, error.code(), error.message(), error.data());
-    } else {
-      answerOwn(id, error.code(), error.message(), error.data()); // batch members: never taken over
-    }
+    answerFor(call, id, error.code(), error.message(), error.data());
   }
 
   /** Answers an open request with the relay's own error, unless it was answered already. */
