@@ -538,21 +538,19 @@ final class Upstream {
   }
 
   private boolean clientGone(IOException e) {
-    if (client.isTerminated()) {
-      return true;
-    }
-    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
-      if (t.getMessage() != null && t.getMessage().contains("selector manager closed")) {
-        return true;
-      }
-    }
-    return false;
+    return client.isTerminated()
+        || anyCause(e, t -> t.getMessage() != null && t.getMessage().contains("selector manager closed"));
   }
 
   /** True when an out-of-memory error is what really failed the exchange. */
   static boolean outOfMemory(Throwable e) {
+    return anyCause(e, t -> t instanceof OutOfMemoryError);
+  }
+
+  /** Whether {@code e} or any of its causes is {@code what}. */
+  private static boolean anyCause(Throwable e, java.util.function.Predicate<Throwable> what) {
     for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
-      if (t instanceof OutOfMemoryError) {
+      if (what.test(t)) {
         return true;
       }
     }

@@ -16,7 +16,6 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The relay under load, as a host meets it: the real launcher ({@code ./mcp-stdio URL}, default
@@ -137,8 +136,7 @@ public final class RelayLoad {
       System.err.println("relay pid " + relay.pid());
       Map<String, AtomicInteger> answers = new ConcurrentHashMap<>();
       Map<String, Integer> errors = new ConcurrentHashMap<>();
-      AtomicLong lines = new AtomicLong();
-      Thread reader = Thread.ofPlatform().daemon().name("stdout").start(() -> read(relay, answers, errors, lines));
+      Thread reader = Thread.ofPlatform().daemon().name("stdout").start(() -> read(relay, answers, errors));
       OutputStream in = relay.getOutputStream();
       long start = System.nanoTime();
       write(in, "{\"jsonrpc\":\"2.0\",\"id\":\"init\",\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\","
@@ -157,7 +155,7 @@ public final class RelayLoad {
       });
       Sampler sampler = new Sampler(relay.pid());
       long deadline = System.nanoTime() + limit.toNanos();
-      while (System.nanoTime() < deadline && answered(answers, calls) < calls && relay.isAlive()) {
+      while (System.nanoTime() < deadline && answered(answers) < calls && relay.isAlive()) {
         sampler.sample();
         TimeUnit.MILLISECONDS.sleep(100);
       }
@@ -202,7 +200,7 @@ public final class RelayLoad {
     }
   }
 
-  private static int answered(Map<String, AtomicInteger> answers, int calls) {
+  private static int answered(Map<String, AtomicInteger> answers) {
     return answers.size() - (answers.containsKey("\"init\"") ? 1 : 0);
   }
 
@@ -214,11 +212,10 @@ public final class RelayLoad {
     }
   }
 
-  private static void read(Process relay, Map<String, AtomicInteger> answers, Map<String, Integer> errors, AtomicLong lines) {
+  private static void read(Process relay, Map<String, AtomicInteger> answers, Map<String, Integer> errors) {
     try (BufferedReader out = new BufferedReader(new InputStreamReader(relay.getInputStream(), StandardCharsets.UTF_8))) {
       String line;
       while ((line = out.readLine()) != null) {
-        lines.incrementAndGet();
         JsonRpcMessage message;
         try {
           message = JsonRpcCodec.parse(line.getBytes(StandardCharsets.UTF_8));
