@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.UnaryOperator;
 
 /**
  * Answers a list request that did not ask for a page ({@code tools/list}, {@code resources/list},
@@ -46,14 +47,18 @@ final class PaginateLists implements Interceptor {
   private final long maxBytes;
   private final Log log;
   private final AtomicLong sequence = new AtomicLong();
-  private final Map<JsonRpcId, JsonRpcId> pageInFlight = new ConcurrentHashMap<>();
+  private final UnaryOperator<JsonRpcId> hostIds;
+  private final Map<JsonRpcId, JsonRpcId> pageInFlight = new ConcurrentHashMap<>(); // host id -> page id
 
   /**
+   * @param hostIds the host's id behind a request's id ({@link ReusedIds#hostId}: a reused id
+   *     reaches this link as its alias, while the ledger and the host's cancel know the host's id)
    * @param maxBytes bound on the merged result (the pages' bytes, summed); 0 means none
    */
-  PaginateLists(Inbound inbound, AnswerLedger ledger, long maxBytes, Log log) {
+  PaginateLists(Inbound inbound, AnswerLedger ledger, UnaryOperator<JsonRpcId> hostIds, long maxBytes, Log log) {
     this.inbound = inbound;
     this.ledger = ledger;
+    this.hostIds = hostIds;
     this.maxBytes = maxBytes <= 0 ? Long.MAX_VALUE : maxBytes;
     this.log = log;
   }
@@ -87,14 +92,16 @@ final class PaginateLists implements Interceptor {
 
   private Outcome paginate(Chain chain, Call call, Request request, String field)
       throws InterruptedException {
+    JsonRpcId hostId = hostIds.apply(request.id());
     try {
-      return fetchPages(chain, call, request, field);
+      return fetchPages(chain, call, request, hostId, field);
     } finally {
-      pageInFlight.remove(request.id());
+      pageInFlight.remove(hostId);
     }
   }
 
-  private Outcome fetchPages(Chain chain, Call call, Request request, String field)
+  /** Pages go upstream under ids of their own; answers carry {@code request}'s id (an alias translates). */
+  private Outcome fetchPages(Chain chain, Call call, Request request, JsonRpcId hostId, String field)
       throws InterruptedException {
     List<ListMerge.Page> pages = new ArrayList<>();
     String cursor = null;
@@ -110,11 +117,11 @@ final class PaginateLists implements Interceptor {
       if (page == 1) {
         pageCall.handover().whenComplete((ok, e) -> call.handover().complete(null));
       }
-      pageInFlight.put(request.id(), pageId);
+      pageInFlight.put(hostId, pageId);
       Outcome outcome = chain.proceed(pageCall);
-      if (ledger.isCancelled(request.id())) {
-        log.info(request.method() + " " + request.id() + " was cancelled; stopped paging");
-        ledger.closeCancelled(request.id()); // the host gave up: it expects nothing more
+      if (ledger.isCancelled(hostId)) {
+        log.info(request.method() + " " + hostId + " was cancelled; stopped paging");
+        ledger.closeCancelled(hostId); // the host gave up: it expects nothing more
         return outcome;
       }
       if (page == 1) {

@@ -137,8 +137,8 @@ public final class Relay {
     this.serverStream =
         new ServerStream(upstream, session, config.streamReadTimeout(), sleeper, log);
     InitializeMemory memory = new InitializeMemory();
-    this.pages = new PaginateLists(inbound, ledger, config.maxMessageSize(), log);
     this.reusedIds = new ReusedIds(ledger);
+    this.pages = new PaginateLists(inbound, ledger, reusedIds::hostId, config.maxMessageSize(), log);
     List<Interceptor> chain = new ArrayList<>();
     chain.add(reusedIds);
     if (config.normalizeArguments()) {
@@ -470,7 +470,7 @@ public final class Relay {
     }
     JsonRpcId alias = reusedIds.aliasOf(id); // the server knows a reused id by its alias
     ledger.cancel(id);
-    JsonRpcId page = pages.pageInFlight(alias != null ? alias : id);
+    JsonRpcId page = pages.pageInFlight(id);
     JsonRpcId known = page != null ? page : alias;
     return known == null ? n : Rewrites.withParam(n, "requestId", known.json());
   }
@@ -686,7 +686,7 @@ public final class Relay {
   }
 
   private void answerFailure(Call call, JsonRpcId id, Outcome outcome) {
-    if (outcome instanceof Outcome.Refused r && r.error() != null && id.equals(r.error().id())) {
+    if (outcome instanceof Outcome.Refused r && r.error() != null && id.equals(reusedIds.hostId(r.error().id()))) {
       fromUpstream(r.error()); // the server's own error for this request says it best
       if (!ledger.isOpen(id)) {
         return;

@@ -104,6 +104,78 @@ class RelayCancelAndPagesComponentTest {
     }
   }
 
+  /**
+   * A reused id travels upstream under an alias; the server's own JSON-RPC error in an HTTP error
+   * body names that alias, and still reaches the host under the host's id, in the server's words.
+   */
+  @Test
+  void theServersErrorBodyForAReusedIdReachesTheHost() {
+    CountDownLatch release = new CountDownLatch(1);
+    try (FakeMcpServer server = new FakeMcpServer(e -> {
+          if (!"tools/call".equals(e.rpcMethod())) {
+            return FakeMcpServer.standard(e);
+          }
+          return e.text().contains("\"slow\"")
+              ? Reply.sse(List.of(Step.await(release), Step.message(FakeMcpServer.result(e.rpcIdJson(), "{\"late\":true}"))))
+              : Reply.body(400, "application/json", "{\"jsonrpc\":\"2.0\",\"id\":" + e.rpcIdJson()
+                  + ",\"error\":{\"code\":-32602,\"message\":\"unknown tool: fast\"}}");
+        });
+        RelayHarness relay = RelayHarness.start(server.url())) {
+      relay.initialize();
+      relay.send(CALL);
+      Await.until("the first call is upstream", () -> server.posts("tools/call").size() == 1);
+      relay.send(CANCEL);
+      relay.send("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":\"fast\",\"arguments\":{}}}");
+      String answer = relay.answerTo("7");
+      assertThat(server.posts("tools/call").get(1).rpcIdJson()).startsWith("\"mcp-stdio/reused-");
+      assertThat(answer).isEqualTo("{\"jsonrpc\":\"2.0\",\"id\":7,\"error\":{\"code\":-32602,\"message\":\"unknown tool: fast\"}}");
+      release.countDown();
+    }
+  }
+
+  /**
+   * A list the relay pages under a reused id (so under an alias upstream) stops paging when the
+   * host cancels it, as a list under the host's own id does: no page after the one in flight.
+   */
+  @Test
+  void aPagedListUnderAReusedIdStopsWhenCancelled() {
+    CountDownLatch releaseCall = new CountDownLatch(1);
+    CountDownLatch releasePage = new CountDownLatch(1);
+    try (FakeMcpServer server = new FakeMcpServer(e -> {
+          String id = e.rpcIdJson();
+          if ("tools/call".equals(e.rpcMethod())) {
+            return Reply.sse(List.of(Step.await(releaseCall), Step.message(FakeMcpServer.result(id, "{\"late\":true}"))));
+          }
+          if (!"tools/list".equals(e.rpcMethod())) {
+            return FakeMcpServer.standard(e);
+          }
+          String cursor = e.param("cursor");
+          if (cursor == null) {
+            return Reply.json(FakeMcpServer.result(id, "{\"tools\":[{\"name\":\"a\"}],\"nextCursor\":\"c2\"}"));
+          }
+          return Reply.sse(List.of(Step.await(releasePage),
+              Step.message(FakeMcpServer.result(id, "{\"tools\":[{\"name\":\"b\"}],\"nextCursor\":\"c3\"}"))));
+        });
+        RelayHarness relay = RelayHarness.start(server.url())) {
+      relay.initialize();
+      relay.send(CALL);
+      Await.until("the first call is upstream", () -> server.posts("tools/call").size() == 1);
+      relay.send(CANCEL);
+      relay.send("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/list\"}");
+      Await.until("the second page is asked for", () -> server.posts("tools/list").size() == 2);
+      relay.send(CANCEL);
+      Await.until("the cancel names the page in flight", () -> server.posts("notifications/cancelled").stream()
+          .anyMatch(c -> c.text().contains(server.posts("tools/list").get(1).rpcIdJson())));
+      releasePage.countDown();
+      Await.until("paging stopped", () -> relay.log().contains("tools/list 7 was cancelled; stopped paging"));
+      relay.send("{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"ping\"}");
+      relay.answerTo("8"); // everything before the ping's answer has been written
+      assertThat(server.posts("tools/list")).hasSize(2);
+      assertThat(relay.stdout.snapshot().stream().filter(l -> RelayHarness.hasId(l, "7"))).isEmpty();
+      releaseCall.countDown();
+    }
+  }
+
   /** An id reused after its request was answered gets exactly one more answer: the new request's. */
   @Test
   void anAnsweredIdReusedGetsTheNewRequestsAnswer() {
