@@ -3,7 +3,6 @@ package dev.mcpstdio.relay;
 import dev.mcpstdio.jsonrpc.ErrorCodes;
 import dev.mcpstdio.jsonrpc.Json;
 import dev.mcpstdio.jsonrpc.JsonRpcCodec;
-import dev.mcpstdio.jsonrpc.JsonRpcErrors;
 import dev.mcpstdio.jsonrpc.JsonRpcId;
 import dev.mcpstdio.jsonrpc.JsonRpcMessage.Batch;
 import dev.mcpstdio.jsonrpc.JsonRpcMessage.Invalid;
@@ -30,7 +29,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -70,12 +68,7 @@ public final class Relay {
   private final DispatchOrder order;
   private final PaginateLists pages;
   private final ReusedIds reusedIds;
-  /**
-   * The call that answers each open request id. Usually the one that sent it; a request that
-   * reused the id of a cancelled one still in flight takes the id over, and the cancelled call
-   * then ends in silence (the one deliberate silence: the host gave up on it).
-   */
-  private final java.util.Map<JsonRpcId, Call> owners = new java.util.concurrent.ConcurrentHashMap<>();
+  private final HostAnswers answers;
   private final AtomicBoolean stopping = new AtomicBoolean();
   private final CountDownLatch stopped = new CountDownLatch(1);
   private final MessageBudget budget;
@@ -131,13 +124,14 @@ public final class Relay {
     this.exitWatch = new ExitWatch(config.shutdownGrace().plus(Duration.ofSeconds(2)).plus(ExitWatch.MARGIN));
     this.order = new DispatchOrder(config.connectTimeout().plusSeconds(1));
     this.gate = new EmitGate(wire, ledger, log);
-    Inbound inbound = this::fromUpstream;
+    this.reusedIds = new ReusedIds(ledger);
+    this.answers = new HostAnswers(ledger, gate, reusedIds, log);
+    Inbound inbound = answers;
     this.upstream = new Upstream(client, config, log, sweeper, inbound, sleeper, budget);
     upstream.onClientDied(why -> fail(why, "the relay's HTTP client stopped; restart the relay"));
     this.serverStream =
         new ServerStream(upstream, session, config.streamReadTimeout(), sleeper, log);
     InitializeMemory memory = new InitializeMemory();
-    this.reusedIds = new ReusedIds(ledger);
     this.pages = new PaginateLists(inbound, ledger, reusedIds::hostId, config.maxMessageSize(), log);
     List<Interceptor> chain = new ArrayList<>();
     chain.add(reusedIds);
@@ -243,9 +237,7 @@ public final class Relay {
     }
     exitCode = 1;
     log.error(why + "; the relay cannot go on");
-    for (JsonRpcId id : ledger.openIds()) {
-      answerOwn(id, ErrorCodes.INTERNAL_ERROR, answer, null);
-    }
+    answers.answerEveryOpen(ErrorCodes.INTERNAL_ERROR, answer);
     Thread.ofPlatform().daemon().name("mcp-stdio-fatal").start(() -> shutdown("fatal error"));
   }
 
@@ -267,7 +259,7 @@ public final class Relay {
         } catch (OutOfMemoryError e) {
           // A line too large for the heap: answer it and keep reading the ones after it.
           log.error("out of memory reading a message; raise the heap with MCP_STDIO_JAVA_OPTS=-Xmx...");
-          reject(null, ErrorCodes.INTERNAL_ERROR, OUT_OF_MEMORY);
+          answers.reject(null, ErrorCodes.INTERNAL_ERROR, OUT_OF_MEMORY);
         }
       }
     } catch (IOException e) {
@@ -289,12 +281,12 @@ public final class Relay {
       case LineReader.Line.Oversized big when memoryExhausted -> {
         JsonRpcId id = PartialMessage.requestId(big.head());
         log.error("out of memory reading a stdin message of " + big.length() + " bytes; not sent");
-        reject(id, ErrorCodes.INTERNAL_ERROR, OUT_OF_MEMORY);
+        answers.reject(id, ErrorCodes.INTERNAL_ERROR, OUT_OF_MEMORY);
       }
       case LineReader.Line.Oversized big -> {
         JsonRpcId id = PartialMessage.requestId(big.head());
         log.warn("stdin message of " + big.length() + " bytes exceeds --max-message-size (" + config.maxMessageSize() + "); not sent");
-        reject(id, ErrorCodes.INVALID_REQUEST,
+        answers.reject(id, ErrorCodes.INVALID_REQUEST,
             "message exceeds --max-message-size (" + config.maxMessageSize() + " bytes)");
       }
       case LineReader.Line.Text text -> {
@@ -306,7 +298,7 @@ public final class Relay {
         try {
           message = JsonRpcCodec.parseReceived(bytes, layout);
         } catch (MalformedMessageException e) {
-          reject(null, ErrorCodes.PARSE_ERROR, "Parse error: " + e.getMessage());
+          answers.reject(null, ErrorCodes.PARSE_ERROR, "Parse error: " + e.getMessage());
           return;
         }
         MessageBudget.Hold hold = hold(message, bytes.length);
@@ -331,7 +323,7 @@ public final class Relay {
     }
     MessageBudget.Hold hold = budget.holdRequest(bytes, config.readTimeout().toNanos(), TimeUnit.NANOSECONDS);
     if (hold == null) {
-      rejectRequests(message, false, ErrorCodes.UPSTREAM_ERROR, "the relay holds " + budget.held() / 1024
+      answers.rejectRequests(message, false, ErrorCodes.UPSTREAM_ERROR, "the relay holds " + budget.held() / 1024
           + " KiB of messages in flight (its bound is " + budget.limit() / 1024 + " KiB) and none finished within "
           + config.readTimeout().toSeconds() + " s; try again");
     }
@@ -346,7 +338,7 @@ public final class Relay {
     } catch (OutOfMemoryError e) {
       hold.release();
       log.error("out of memory dispatching a message; raise the heap with MCP_STDIO_JAVA_OPTS=-Xmx...");
-      rejectRequests(message, true, ErrorCodes.INTERNAL_ERROR, OUT_OF_MEMORY); // admission may have opened them
+      answers.rejectRequests(message, true, ErrorCodes.INTERNAL_ERROR, OUT_OF_MEMORY); // admission may have opened them
     } catch (InterruptedException | RuntimeException e) {
       hold.release();
       throw e;
@@ -361,7 +353,7 @@ public final class Relay {
     }
     switch (message) {
       case Invalid invalid -> {
-        reject(invalid.id(), ErrorCodes.INVALID_REQUEST, "Invalid Request: " + invalid.reason());
+        answers.reject(invalid.id(), ErrorCodes.INVALID_REQUEST, "Invalid Request: " + invalid.reason());
         return false;
       }
       case Request request -> {
@@ -382,9 +374,7 @@ public final class Relay {
       order.awaitAll(); // a notification or an answer refers to what came before it
     }
     Call call = Call.of(message);
-    if (message instanceof Request r) {
-      owners.put(r.id(), call);
-    }
+    answers.owns(call);
     CompletableFuture<Void> done = launch(call, hold);
     if (isHandshake(message)) {
       done.join(); // nothing may overtake the handshake (the GET stream starts after it)
@@ -401,31 +391,29 @@ public final class Relay {
 
   private boolean admit(Request request, boolean inBatch) throws InterruptedException {
     if (Rewrites.isRelayOwned(request.id())) {
-      reject(request.id(), ErrorCodes.INVALID_REQUEST,
+      answers.reject(request.id(), ErrorCodes.INVALID_REQUEST,
           "Invalid Request: ids starting with \"" + Rewrites.RELAY_ID_PREFIX + "\" are reserved by the relay");
       return false;
     }
     switch (ledger.open(request.id(), config.readTimeout(), inBatch)) {
       case DUPLICATE -> {
-        if (!inBatch && supersede(request.id())) { // (never one open for a host batch)
+        if (!inBatch && answers.supersede(request.id())) { // (never one open for a host batch)
           log.info("id " + request.id() + " reused while the request cancelled under it is in flight; the new request "
               + "goes upstream under an alias");
           return true;
         }
-        reject(request.id(), ErrorCodes.INVALID_REQUEST,
+        answers.reject(request.id(), ErrorCodes.INVALID_REQUEST,
             "Invalid Request: id " + request.id() + " is already in use by a request in flight");
         return false;
       }
       case BUSY -> {
-        reject(request.id(), ErrorCodes.UPSTREAM_ERROR,
+        answers.reject(request.id(), ErrorCodes.UPSTREAM_ERROR,
             "too many requests in flight (" + ledger.capacity() + ") and none finished within "
                 + config.readTimeout().toSeconds() + " s; try again");
         return false;
       }
       case OPENED -> {
-        // An earlier call under this id may still be settling after its answer went out: it must
-        // not mistake the new request for its own (see owners).
-        owners.remove(request.id());
+        answers.opened(request.id());
         return true;
       }
     }
@@ -442,7 +430,7 @@ public final class Relay {
     for (JsonRpcMessage member : batch.members()) {
       switch (member) {
         case Invalid invalid ->
-            reject(invalid.id(), ErrorCodes.INVALID_REQUEST, "Invalid Request: " + invalid.reason());
+            answers.reject(invalid.id(), ErrorCodes.INVALID_REQUEST, "Invalid Request: " + invalid.reason());
         case Request request -> {
           if (admit(request, true)) {
             kept.add(request);
@@ -477,26 +465,9 @@ public final class Relay {
 
   /** After shutdown began, a request is answered at once; nothing more is sent. */
   private void refuseWhileStopping(JsonRpcMessage message) {
-    rejectRequests(message, false, ErrorCodes.UPSTREAM_ERROR, "relay shutting down");
+    answers.rejectRequests(message, false, ErrorCodes.UPSTREAM_ERROR, "relay shutting down");
   }
 
-  /**
-   * Answers every request in {@code message} (one, or a batch's) with the relay's error.
-   *
-   * @param mayBeOpen admission may have opened them in the ledger (they are then closed by this
-   *     answer, once); false when they never reached it (an open entry for the id is another
-   *     request's, and stays)
-   */
-  private void rejectRequests(JsonRpcMessage message, boolean mayBeOpen, int code, String why) {
-    List<JsonRpcMessage> members = message instanceof Batch b ? b.members() : List.of(message);
-    for (JsonRpcMessage m : members) {
-      if (m instanceof Request r && mayBeOpen && ledger.isOpen(r.id())) {
-        answerOwn(r.id(), code, why, null);
-      } else if (m instanceof Request r) {
-        reject(r.id(), code, why);
-      }
-    }
-  }
 
   private static boolean isHandshake(JsonRpcMessage message) {
     return (message instanceof Request r && "initialize".equals(r.method()))
@@ -523,9 +494,7 @@ public final class Relay {
                     settle(call, Outcome.Failed.of(Outcome.Kind.OUT_OF_MEMORY, OUT_OF_MEMORY));
                   } finally {
                     hold.release();
-                    if (call.message() instanceof Request r && owners.remove(r.id(), call)) {
-                      reusedIds.forget(r.id());
-                    }
+                    answers.ended(call);
                     call.handover().complete(null);
                     exchanges.exit(Thread.currentThread());
                     done.complete(null);
@@ -583,14 +552,14 @@ public final class Relay {
   /** Gives every request of the call its one answer, if the chain produced none. */
   private void settle(Call call, Outcome outcome) {
     switch (call.message()) {
-      case Request r when owners.get(r.id()) != call -> {
+      case Request r when !answers.isOwner(call, r.id()) -> {
         // a cancelled request whose id the host reused: the new request answers for the id now
       }
       case Request r -> {
         if (usingLegacy && outcome instanceof Outcome.Accepted) {
           awaitStreamedAnswer(r.id(), call); // the answer travels on the event stream
         } else if (ledger.isOpen(r.id())) {
-          answerFailure(call, r.id(), outcome);
+          answers.answerFailure(call, r.id(), outcome);
         }
       }
       case Batch b -> {
@@ -598,7 +567,7 @@ public final class Relay {
           if (member instanceof Request r && usingLegacy && outcome instanceof Outcome.Accepted) {
             awaitStreamedAnswer(r.id(), call);
           } else if (member instanceof Request r && ledger.isOpen(r.id())) {
-            answerFailure(call, r.id(), outcome);
+            answers.answerFailure(call, r.id(), outcome);
           }
         }
       }
@@ -624,11 +593,11 @@ public final class Relay {
       if (ledger.isCancelled(id) || !ledger.awaitClosed(id, config.readTimeout()) && ledger.isCancelled(id)) {
         ledger.closeCancelled(id); // the host cancelled it: servers send nothing more, and neither do we
       } else if (ledger.isOpen(id)) { // (a cancelled call whose id was reused meanwhile stays silent: answerFor)
-        answerFor(call, id, ErrorCodes.UPSTREAM_ERROR, "no response from the server within "
+        answers.answerFor(call, id, ErrorCodes.UPSTREAM_ERROR, "no response from the server within "
             + config.readTimeout().toSeconds() + " s (--timeout-read)", null);
       }
     } catch (InterruptedException e) {
-      answerOwn(id, ErrorCodes.UPSTREAM_ERROR, "relay shutting down", null);
+      answers.answerOwn(id, ErrorCodes.UPSTREAM_ERROR, "relay shutting down", null);
     }
   }
 
@@ -641,7 +610,7 @@ public final class Relay {
       if (ledger.isCancelled(id)) {
         ledger.closeCancelled(id);
       } else {
-        answerOwn(id, ErrorCodes.UPSTREAM_ERROR, "SSE stream disconnected before the response arrived (" + reason
+        answers.answerOwn(id, ErrorCodes.UPSTREAM_ERROR, "SSE stream disconnected before the response arrived (" + reason
             + "); please retry", null);
       }
     }
@@ -649,85 +618,6 @@ public final class Relay {
 
   private static boolean isFailure(Outcome outcome) {
     return outcome instanceof Outcome.Failed || outcome instanceof Outcome.Refused;
-  }
-
-  /**
-   * Takes {@code id} over for a new request from the cancelled call that owns it; from then on
-   * that call ends in silence. Atomic with {@link #answerFor} for the same id: the cancelled
-   * call either answered first (and the id is then no longer open for a takeover) or never will.
-   */
-  private boolean supersede(JsonRpcId id) {
-    boolean[] taken = {false};
-    owners.compute(id, (k, owner) -> {
-      taken[0] = ledger.supersede(k);
-      return taken[0] ? null : owner;
-    });
-    return taken[0];
-  }
-
-  /**
-   * Answers {@code id} with the relay's own error on behalf of {@code call}. A single request's
-   * call answers only while it still owns the id (a takeover by a reused id in between leaves the
-   * new request's answer alone); a batch's members are never taken over.
-   */
-  private void answerFor(Call call, JsonRpcId id, int code, String message, String data) {
-    if (!(call.message() instanceof Request)) {
-      answerOwn(id, code, message, data);
-      return;
-    }
-    boolean[] closed = {false};
-    owners.computeIfPresent(id, (k, owner) -> {
-      closed[0] = owner == call && ledger.closeForOwnAnswer(k);
-      return owner;
-    });
-    if (closed[0]) {
-      gate.own(JsonRpcErrors.error(id, code, message, data));
-    }
-  }
-
-  private void answerFailure(Call call, JsonRpcId id, Outcome outcome) {
-    if (outcome instanceof Outcome.Refused r && r.error() != null && id.equals(reusedIds.hostId(r.error().id()))) {
-      fromUpstream(r.error()); // the server's own error for this request says it best
-      if (!ledger.isOpen(id)) {
-        return;
-      }
-    }
-    UpstreamErrors.Error error = UpstreamErrors.describe(call, outcome);
-    answerFor(call, id, error.code(), error.message(), error.data());
-  }
-
-  /** Answers an open request with the relay's own error, unless it was answered already. */
-  private void answerOwn(JsonRpcId id, int code, String message, String data) {
-    if (ledger.closeForOwnAnswer(id)) {
-      gate.own(JsonRpcErrors.error(id, code, message, data));
-    }
-  }
-
-  /** Answers a message that was never sent upstream (so never entered the ledger). */
-  private void reject(JsonRpcId id, int code, String message) {
-    gate.own(JsonRpcErrors.error(id, code, message));
-  }
-
-  private void fromUpstream(JsonRpcMessage message) {
-    if (message instanceof Response r && Rewrites.isRelayOwned(r.id())) {
-      Response own = reusedIds.translate(r);
-      if (own == null) {
-        log.debug("dropped a stray answer to the relay's own request " + r.id());
-      } else {
-        gate.relay(own);
-      }
-      return;
-    }
-    if (message instanceof Batch b && !ledger.answersHostBatch(b)) {
-      // Only a host batch is answered with a batch: anything else the server sent as an array
-      // (a one-element array answering a single request, say) reaches the host message by message.
-      log.debug("an upstream batch of " + b.members().size() + " answers no host batch; relaying its members one by one");
-      for (JsonRpcMessage member : b.members()) {
-        fromUpstream(member);
-      }
-      return;
-    }
-    gate.relay(message);
   }
 
   /**
@@ -751,20 +641,13 @@ public final class Relay {
       if (legacy != null) {
         legacy.stop();
       }
-      answerTheRest();
+      answers.answerEveryOpen(ErrorCodes.UPSTREAM_ERROR, "relay shutting down");
       endSession();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } finally {
       sweeper.close();
       stopped.countDown(); // the exit watch stands down only once the process closed its output (exited)
-    }
-  }
-
-  /** Whatever is still open gets its one answer before the relay goes. */
-  private void answerTheRest() {
-    for (JsonRpcId id : ledger.openIds()) {
-      answerOwn(id, ErrorCodes.UPSTREAM_ERROR, "relay shutting down", null);
     }
   }
 
