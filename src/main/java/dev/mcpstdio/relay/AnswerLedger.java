@@ -108,6 +108,24 @@ final class AnswerLedger implements EmitGate.Filter {
     return capacity;
   }
 
+  /** True when {@code requests} more could be opened now without waiting. */
+  boolean hasRoomFor(int requests) {
+    return slots.availablePermits() >= requests;
+  }
+
+  /**
+   * Waits up to {@code wait} until a request could be opened, without opening one. The relay's
+   * one dispatcher at a time (the stdin reader, or the waiting room's usher while anything waits)
+   * is the only one that opens requests, so the slot found is still free when it opens it.
+   */
+  boolean awaitRoom(Duration wait) throws InterruptedException {
+    if (!slots.tryAcquire(wait.toNanos(), TimeUnit.NANOSECONDS)) {
+      return false;
+    }
+    slots.release();
+    return true;
+  }
+
   /**
    * The host sent a new request under {@code id} while the request it cancelled under that id is
    * still open (its exchange has not ended). The id stays open, now for the new request, whose

@@ -22,34 +22,46 @@ final class DispatchOrder {
   /** Bound on the number of handovers tracked; past it, all are waited for before the next. */
   private static final int MAX_TRACKED = 4096;
 
-  private final List<CompletableFuture<Void>> pending = new ArrayList<>();
+  private final List<CompletableFuture<Void>> pending = new ArrayList<>(); // guarded by this
   private final Duration bound;
 
   DispatchOrder(Duration bound) {
     this.bound = bound;
   }
 
-  /** Called on the reader thread for every dispatched call. */
+  /** Called by the dispatcher (the stdin reader, or the waiting room's usher) for every dispatched call. */
   void dispatched(CompletableFuture<Void> handover) throws InterruptedException {
-    pending.removeIf(CompletableFuture::isDone);
-    if (pending.size() >= MAX_TRACKED) {
+    boolean full;
+    synchronized (this) {
+      pending.removeIf(CompletableFuture::isDone);
+      full = pending.size() >= MAX_TRACKED;
+    }
+    if (full) {
       awaitAll();
     }
-    pending.add(handover);
+    synchronized (this) {
+      pending.add(handover);
+    }
   }
 
   /** Waits until every earlier call's body is on its way, up to the bound. */
   void awaitAll() throws InterruptedException {
-    pending.removeIf(CompletableFuture::isDone);
-    if (pending.isEmpty()) {
-      return;
+    List<CompletableFuture<Void>> earlier;
+    synchronized (this) {
+      pending.removeIf(CompletableFuture::isDone);
+      if (pending.isEmpty()) {
+        return;
+      }
+      earlier = List.copyOf(pending);
     }
     try {
-      CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new))
+      CompletableFuture.allOf(earlier.toArray(CompletableFuture[]::new))
           .get(bound.toMillis(), TimeUnit.MILLISECONDS);
     } catch (TimeoutException | ExecutionException ignored) {
       // best effort once an attempt stalls
     }
-    pending.clear();
+    synchronized (this) {
+      pending.removeAll(earlier); // waited for (or given up on); later ones stay
+    }
   }
 }

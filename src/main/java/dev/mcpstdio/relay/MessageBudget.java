@@ -65,6 +65,14 @@ final class MessageBudget {
     return hold;
   }
 
+  /** Holds a request line of {@code bytes} when it fits now (as {@link #holdRequest} would without waiting), else null. */
+  synchronized Hold tryHoldRequest(long bytes) {
+    if (held > 0 && held + bytes > limit) {
+      return null;
+    }
+    return holdNow(bytes);
+  }
+
   /** Holds {@code bytes} without waiting: for messages that must not queue (notifications, answers to the server). */
   synchronized Hold holdNow(long bytes) {
     Hold hold = new Hold();

@@ -72,6 +72,7 @@ public final class Relay {
   private final AtomicBoolean stopping = new AtomicBoolean();
   private final CountDownLatch stopped = new CountDownLatch(1);
   private final MessageBudget budget;
+  private final WaitingRoom waitingRoom;
   private final ExitWatch exitWatch;
   private volatile int exitCode = 0;
   /**
@@ -123,6 +124,8 @@ public final class Relay {
     this.budget = new MessageBudget(bounds.messageBytes());
     this.exitWatch = new ExitWatch(config.shutdownGrace().plus(Duration.ofSeconds(2)).plus(ExitWatch.MARGIN));
     this.order = new DispatchOrder(config.connectTimeout().plusSeconds(1));
+    this.waitingRoom = new WaitingRoom(bounds.waitingMessages(), bounds.waitingBytes(), config.connectTimeout().plusSeconds(1),
+        this::letIn);
     this.gate = new EmitGate(wire, ledger, log);
     this.reusedIds = new ReusedIds(ledger);
     this.answers = new HostAnswers(ledger, gate, reusedIds, log);
@@ -221,7 +224,8 @@ public final class Relay {
    * other thread's death is only logged: the message it served already got its answer.
    */
   public void threadDied(Thread thread, Throwable error) {
-    boolean needed = thread.getName().equals("mcp-stdio-stdin") || thread.getName().contains("SelectorManager");
+    boolean needed = thread.getName().equals("mcp-stdio-stdin") || thread.getName().equals("mcp-stdio-usher")
+        || thread.getName().contains("SelectorManager");
     if (needed && Upstream.outOfMemory(error)) {
       fail("out of memory in thread " + thread.getName(), OUT_OF_MEMORY);
     } else if (needed) {
@@ -269,6 +273,11 @@ public final class Relay {
     } catch (RuntimeException e) {
       log.error("internal relay error reading stdin: " + e);
     }
+    try {
+      waitingRoom.awaitEmpty(); // what the host wrote before the end is still sent
+    } catch (InterruptedException e) {
+      return;
+    }
     shutdown("stdin closed");
   }
 
@@ -301,33 +310,115 @@ public final class Relay {
           answers.reject(null, ErrorCodes.PARSE_ERROR, "Parse error: " + e.getMessage());
           return;
         }
-        MessageBudget.Hold hold = hold(message, bytes.length);
-        if (hold != null) {
-          dispatch(message, hold);
-        }
+        accept(message, bytes.length);
       }
     }
   }
 
   /**
-   * Charges a message's bytes to the budget while its exchange lasts. A request waits for room
-   * (the stdin reader reads on only then: back-pressure on the host); notifications and answers to
-   * the server are small and must not queue behind requests. Null when no room came in time: the
-   * requests are answered with an error that says so.
+   * The stdin reader's part for each message: what can go now goes now, and a request the relay
+   * has no room for waits in the {@link WaitingRoom} while the reader goes on, so that the host's
+   * answers to the server and its cancels are never stuck behind it. A cancel of a request still
+   * waiting withdraws it. Anything else keeps its place behind the requests waiting before it.
+   */
+  private void accept(JsonRpcMessage message, int bytes) throws InterruptedException {
+    if (message instanceof Notification n && "notifications/cancelled".equals(n.method())) {
+      JsonRpcId id = Json.id(n.bytes(), Json.field(n.bytes(), n.params(), "requestId"));
+      if (id != null && waitingRoom.withdraw(id) == WaitingRoom.Withdrawal.WITHDRAWN) {
+        log.info("request " + id + " was cancelled while it waited for room; it was never sent");
+        return;
+      }
+      dispatch(message, budget.holdNow(bytes)); // a cancel never waits behind requests
+      return;
+    }
+    if (message instanceof Response || message instanceof Invalid) {
+      dispatch(message, budget.holdNow(bytes)); // an answer to the server may be what frees room
+      return;
+    }
+    int requests = requestCount(message);
+    if (waitingRoom.isEmpty()) {
+      MessageBudget.Hold hold = requests == 0 ? budget.holdNow(bytes)
+          : ledger.hasRoomFor(requests) ? budget.tryHoldRequest(bytes) : null;
+      if (hold != null) {
+        dispatch(message, hold);
+        return;
+      }
+    }
+    if (waitingRoom.fits(bytes)) {
+      if (!waitingRoom.enter(message, bytes)) {
+        refuseWhileStopping(message);
+      }
+      return;
+    }
+    // Too large to wait in the room: it waits here, after everything before it (back-pressure).
+    waitingRoom.awaitEmpty();
+    MessageBudget.Hold hold = requests == 0 ? budget.holdNow(bytes) : hold(message, bytes);
+    if (hold != null) {
+      dispatch(message, hold);
+    }
+  }
+
+  /** The usher's part: lets in the waiting room's first message once there is room for it. */
+  private void letIn(WaitingRoom.Entry entry) throws InterruptedException {
+    JsonRpcMessage message = entry.message();
+    int requests = requestCount(message);
+    long deadline = System.nanoTime() + config.readTimeout().toNanos();
+    MessageBudget.Hold hold = null;
+    boolean slot = requests == 0;
+    try {
+      hold = requests == 0 ? budget.holdNow(entry.bytes())
+          : budget.holdRequest(entry.bytes(), config.readTimeout().toNanos(), TimeUnit.NANOSECONDS);
+      if (hold != null && !slot) {
+        slot = ledger.awaitRoom(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+      }
+    } catch (InterruptedException e) {
+      // the relay is stopping and closed the room: start() fails below, and the closer answers it
+    }
+    if (!entry.start()) { // withdrawn by a cancel (nothing to answer), or refused by the closer
+      if (hold != null) {
+        hold.release();
+      }
+      return;
+    }
+    if (hold == null) {
+      answers.rejectRequests(message, false, ErrorCodes.UPSTREAM_ERROR, budgetFull());
+    } else if (!slot) {
+      hold.release();
+      answers.rejectRequests(message, false, ErrorCodes.UPSTREAM_ERROR, tooManyInFlight());
+    } else {
+      dispatch(message, hold);
+    }
+  }
+
+  private static int requestCount(JsonRpcMessage message) {
+    return switch (message) {
+      case Request r -> 1;
+      case Batch b -> (int) b.members().stream().filter(m -> m instanceof Request).count();
+      default -> 0;
+    };
+  }
+
+  /**
+   * Charges a request's bytes to the budget while its exchange lasts, waiting for room at most
+   * the relay's patience. Null when no room came in time: the requests are answered with an error
+   * that says so.
    */
   private MessageBudget.Hold hold(JsonRpcMessage message, int bytes) throws InterruptedException {
-    boolean request = message instanceof Request
-        || message instanceof Batch b && b.members().stream().anyMatch(m -> m instanceof Request);
-    if (!request) {
-      return budget.holdNow(bytes);
-    }
     MessageBudget.Hold hold = budget.holdRequest(bytes, config.readTimeout().toNanos(), TimeUnit.NANOSECONDS);
     if (hold == null) {
-      answers.rejectRequests(message, false, ErrorCodes.UPSTREAM_ERROR, "the relay holds " + budget.held() / 1024
-          + " KiB of messages in flight (its bound is " + budget.limit() / 1024 + " KiB) and none finished within "
-          + config.readTimeout().toSeconds() + " s; try again");
+      answers.rejectRequests(message, false, ErrorCodes.UPSTREAM_ERROR, budgetFull());
     }
     return hold;
+  }
+
+  private String budgetFull() {
+    return "the relay holds " + budget.held() / 1024 + " KiB of messages in flight (its bound is "
+        + budget.limit() / 1024 + " KiB) and none finished within " + config.readTimeout().toSeconds() + " s; try again";
+  }
+
+  private String tooManyInFlight() {
+    return "too many requests in flight (" + ledger.capacity() + ") and none finished within "
+        + config.readTimeout().toSeconds() + " s; try again";
   }
 
   private void dispatch(JsonRpcMessage message, MessageBudget.Hold hold) throws InterruptedException {
@@ -407,9 +498,7 @@ public final class Relay {
         return false;
       }
       case BUSY -> {
-        answers.reject(request.id(), ErrorCodes.UPSTREAM_ERROR,
-            "too many requests in flight (" + ledger.capacity() + ") and none finished within "
-                + config.readTimeout().toSeconds() + " s; try again");
+        answers.reject(request.id(), ErrorCodes.UPSTREAM_ERROR, tooManyInFlight());
         return false;
       }
       case OPENED -> {
@@ -630,6 +719,9 @@ public final class Relay {
     }
     exitWatch.begin(); // from here the process ends in bounded time, whatever happens below
     log.info(reason + ", shutting down");
+    for (JsonRpcMessage waiting : waitingRoom.close()) {
+      refuseWhileStopping(waiting); // never sent: answered now
+    }
     try {
       if (!exchanges.awaitIdle(config.shutdownGrace())) {
         log.info("abandoning " + exchanges.count() + " exchange(s) still in flight");

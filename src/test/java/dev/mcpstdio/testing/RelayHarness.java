@@ -154,6 +154,11 @@ public final class RelayHarness implements AutoCloseable {
     }
   }
 
+  /** Begins the relay's shutdown, as a signal does (returns once it has finished). */
+  public void shutdown(String reason) {
+    relay.shutdown(reason);
+  }
+
   public String log() {
     return String.join("\n", stderr.snapshot());
   }
