@@ -28,6 +28,11 @@ class PinnedHttpSseWireTest {
 
   private static PinnedSession session(String name, String title,
       Function<FakeMcpServer.Exchange, Reply> overrides, List<Header> headers) {
+    return session(name, title, overrides, headers, RelayConfig.Transport.SSE);
+  }
+
+  private static PinnedSession session(String name, String title,
+      Function<FakeMcpServer.Exchange, Reply> overrides, List<Header> headers, RelayConfig.Transport transport) {
     FakeMcpServer[] self = new FakeMcpServer[1];
     AtomicInteger streams = new AtomicInteger();
     self[0] = new FakeMcpServer("/sse", e -> {
@@ -44,7 +49,7 @@ class PinnedHttpSseWireTest {
       return Reply.status(202);
     });
     return new PinnedSession(name, title, self[0], "/sse",
-        c -> c.withTransport(RelayConfig.Transport.SSE).withHeaders(headers));
+        c -> c.withTransport(transport).withHeaders(headers));
   }
 
   private static PinnedSession session(String name, String title, Function<FakeMcpServer.Exchange, Reply> overrides) {
@@ -70,6 +75,21 @@ class PinnedHttpSseWireTest {
         e -> null, List.of(new Header("X-Team", "blue"), new Header("Authorization", "Bearer pinned-token")))) {
       handshake(s);
       s.send("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}", 1, 1);
+      s.endOfInput(0);
+      s.verify();
+    }
+  }
+
+  /** The default {@code --transport auto}: Streamable HTTP first, HTTP+SSE when the initialize POST is refused. */
+  @Test
+  void autoFallsBackToHttpSseWhenTheInitializePostIsRefused() {
+    try (PinnedSession s = session("http-sse-auto-fallback",
+        "--transport auto: the initialize POST to the URL is refused (405), so the relay opens the HTTP+SSE event stream there",
+        e -> e.method().equals("POST") && e.path().equals("/sse") ? Reply.status(405) : null,
+        List.of(), RelayConfig.Transport.AUTO)) {
+      s.send(RelayHarness.INITIALIZE, 3, 1); // POST /sse (405), GET /sse, POST to the endpoint
+      s.send(PinnedStreamableHttpWireTest.INITIALIZED, 1, 0);
+      s.send("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\",\"arguments\":{}}}", 1, 1);
       s.endOfInput(0);
       s.verify();
     }
