@@ -290,6 +290,24 @@ public final class FakeMcpServer implements AutoCloseable {
     return new Reply.Events(200, List.of(new PushSource()), false, new String[0]);
   }
 
+  /**
+   * As {@link #getStream()}, after the steps {@code first} (an HTTP+SSE {@code endpoint} event,
+   * say); the stream ends cleanly at {@link #endStream()}.
+   */
+  public Reply getStream(Step... first) {
+    List<Step> steps = new ArrayList<>(List.of(first));
+    steps.add(new PushSource());
+    return new Reply.Events(200, List.copyOf(steps), false, new String[0]);
+  }
+
+  /** Ends the pushed stream that is open now (or the next one to open), after what was pushed before. */
+  public void endStream() {
+    pushes.add(END_OF_STREAM);
+  }
+
+  /** Queued by {@link #endStream()}; never JSON, so never a message. */
+  private static final String END_OF_STREAM = "\u0000end of stream";
+
   /** Marker step: stream pushed messages. */
   private record PushSource() implements Step {}
 
@@ -400,6 +418,9 @@ public final class FakeMcpServer implements AutoCloseable {
           case PushSource p -> {
             while (stopping.getCount() > 0) {
               String json = pushes.poll(50, TimeUnit.MILLISECONDS);
+              if (END_OF_STREAM.equals(json)) {
+                break;
+              }
               if (json != null) {
                 out.write(("event: message\ndata: " + json + "\n\n").getBytes(StandardCharsets.UTF_8));
                 out.flush();
