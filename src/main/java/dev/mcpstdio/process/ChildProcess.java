@@ -24,9 +24,9 @@ import java.util.concurrent.Semaphore;
  * read line by line (bounded by the maximum message size) and every line handed to the
  * {@link Listener}; its stderr is read line by line and logged as the child's output
  * ({@link Log#output}: marked, so it can never pass for a gateway line), within a budget of bytes
- * per second ({@link StderrLimit}): a chatty child never blocks on a full pipe, and a flooding one
- * costs the log a bounded rate and one line per {@link StderrBudget#REPORT_INTERVAL} saying how
- * much was dropped. Lines for its stdin go through a bounded queue to one writer thread: a child
+ * per second ({@link StderrLimit}, kept by its {@link ChildLog}): a chatty child never blocks on a
+ * full pipe, and a flooding one costs the log a bounded rate and one line per
+ * {@link ChildLog#REPORT_INTERVAL} saying how much was dropped. Lines for its stdin go through a bounded queue to one writer thread: a child
  * that stops reading fills the queue and further sends are refused at once, rather than blocking
  * whoever sends.
  *
@@ -144,15 +144,24 @@ public final class ChildProcess implements AutoCloseable {
     return start(spec, maxLineBytes, log, ladder, StderrLimit.DEFAULT, listener);
   }
 
+  /** Starts {@code spec} with a log budget of its own of {@code stderrLimit}; see the full form. */
+  public static ChildProcess start(ChildSpec spec, long maxLineBytes, Log log, Ladder ladder, StderrLimit stderrLimit,
+      Listener listener) throws IOException {
+    return start(spec, maxLineBytes, new ChildLog(log, stderrLimit), ladder, listener);
+  }
+
   /**
    * Starts {@code spec} and its pumps.
    *
    * @param maxLineBytes the longest stdout line delivered; longer ones are skipped and reported
-   * @param log where the gateway's lines about this child, and the child's stderr, go
+   * @param childLog where the gateway's lines about this child, and the child's stderr, go, and the
+   *     budget the child's stderr is logged within (shared with the gateway's lines about what it
+   *     does at will, such as callbacks)
    * @throws IOException when the program cannot be started (not found, not executable)
    */
-  public static ChildProcess start(ChildSpec spec, long maxLineBytes, Log log, Ladder ladder, StderrLimit stderrLimit,
+  public static ChildProcess start(ChildSpec spec, long maxLineBytes, ChildLog childLog, Ladder ladder,
       Listener listener) throws IOException {
+    Log log = childLog.log();
     boolean grouped = ProcessGroups.available();
     ProcessBuilder builder = new ProcessBuilder(grouped
         ? ProcessGroups.leaderArgv(spec.argv(), spec.workingDirectory()) : spec.argv());
@@ -167,9 +176,9 @@ public final class ChildProcess implements AutoCloseable {
           + " and its descendants may outlive a gateway that is killed");
     }
     ChildProcess child = new ChildProcess(process, grouped ? process.pid() : -1, log, ladder);
-    StderrBudget budget = new StderrBudget(stderrLimit);
+    childLog.name("child " + process.pid());
     child.pump("stdout", () -> child.readStdout(maxLineBytes, listener));
-    child.pump("stderr", () -> child.readStderr(listener, budget));
+    child.pump("stderr", () -> child.readStderr(listener, childLog));
     child.pump("stdin", child::writeStdin);
     return child;
   }
@@ -310,10 +319,10 @@ public final class ChildProcess implements AutoCloseable {
   /**
    * Logs the child's stderr, one marked line per line, within {@code budget}. A line the listener
    * consumes (a structured callback) is charged but never dropped; a line past the budget is read
-   * and counted, and the count is logged with the first line after each
-   * {@link StderrBudget#REPORT_INTERVAL} of dropping, and when stderr closes.
+   * and counted, and the count is logged {@link ChildLog#REPORT_INTERVAL} after dropping began,
+   * and when stderr closes.
    */
-  private void readStderr(Listener listener, StderrBudget budget) {
+  private void readStderr(Listener listener, ChildLog budget) {
     String source = "child " + process.pid();
     try (InputStream err = process.getErrorStream()) {
       LineReader reader = new LineReader(err, STDERR_LINE_BYTES);
@@ -328,15 +337,15 @@ public final class ChildProcess implements AutoCloseable {
             }
             int shown = Math.min(text.bytes().length, LOGGED_LINE_BYTES);
             if (consumed) {
-              budget.charge(shown + 1L, System.nanoTime());
-            } else if (admit(budget, shown + 1L, text.bytes().length + 1L, source)) {
+              budget.charge(shown + 1L);
+            } else if (budget.admit(shown + 1L, text.bytes().length + 1L)) {
               log.output(source, shown == text.bytes().length ? decode(text.bytes(), shown)
                   : decode(text.bytes(), shown) + " [... " + text.bytes().length + " bytes in all]");
             }
           }
           case LineReader.Line.Oversized big -> {
             int shown = Math.min(big.head().length, LOGGED_LINE_BYTES);
-            if (admit(budget, shown + 1L, big.length() + 1, source)) {
+            if (budget.admit(shown + 1L, big.length() + 1)) {
               log.output(source, decode(big.head(), shown) + " [... " + big.length() + " bytes in all]");
             }
           }
@@ -345,25 +354,7 @@ public final class ChildProcess implements AutoCloseable {
     } catch (IOException e) {
       // the child closed stderr or exited: nothing more to log
     } finally {
-      report(budget.report(System.nanoTime(), true), source);
-    }
-  }
-
-  /**
-   * Whether a line that costs {@code cost} bytes of log ({@code size} bytes as the child wrote it)
-   * may be logged; reports what was dropped when that is due.
-   */
-  private boolean admit(StderrBudget budget, long cost, long size, String source) {
-    long now = System.nanoTime();
-    boolean fits = budget.take(cost, size, now);
-    report(budget.report(now, false), source);
-    return fits;
-  }
-
-  private void report(StderrBudget.Dropped dropped, String source) {
-    if (dropped != null) {
-      log.warn(source + " wrote more to stderr than its budget (" + dropped.bytesPerSecond() + " bytes/s): dropped "
-          + dropped.lines() + " lines, " + dropped.bytes() + " bytes, in " + dropped.overMillis() + " ms");
+      budget.flush();
     }
   }
 

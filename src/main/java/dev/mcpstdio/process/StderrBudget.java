@@ -1,22 +1,17 @@
 package dev.mcpstdio.process;
 
-import java.time.Duration;
-
 /**
- * A child's allowance of log bytes for its stderr: a token bucket that holds at most
+ * The token bucket behind a child's log allowance ({@link ChildLog}): it holds at most
  * {@link ChildProcess.StderrLimit#burstBytes()} and refills at its bytes per second. A line that
- * does not fit is dropped and counted; the count is handed out for one log line with the first
- * line (dropped or not) after {@link #REPORT_INTERVAL} has passed since the first drop it counts,
- * and when stderr closes: one line per interval however long the flood lasts. Used by the stderr
- * pump alone: not thread-safe.
+ * does not fit is dropped and counted (a stderr line with its size, or one of the gateway's own
+ * lines about what the child did); {@link #report} hands out the count once and starts it again.
+ * When a report is due is {@link ChildLog}'s business. Not thread-safe: used under
+ * {@link ChildLog}'s lock.
  */
 final class StderrBudget {
 
-  /** How often, at most, a flooding child costs the log a line saying what was dropped. */
-  static final Duration REPORT_INTERVAL = Duration.ofSeconds(10);
-
-  /** What was dropped since the last report, over how long. */
-  record Dropped(long bytesPerSecond, long lines, long bytes, long overMillis) {}
+  /** What was dropped since the last report, over how long (from the first drop it counts). */
+  record Dropped(long bytesPerSecond, long lines, long bytes, long gatewayLines, long overMillis) {}
 
   private final long bytesPerSecond;
   private final long burst;
@@ -24,11 +19,8 @@ final class StderrBudget {
   private long refilledNanos;
   private long droppedLines;
   private long droppedBytes;
+  private long droppedGatewayLines;
   private long firstDropNanos;
-
-  StderrBudget(ChildProcess.StderrLimit limit) {
-    this(limit, System.nanoTime());
-  }
 
   StderrBudget(ChildProcess.StderrLimit limit, long nowNanos) {
     this.bytesPerSecond = limit.bytesPerSecond();
@@ -38,21 +30,42 @@ final class StderrBudget {
   }
 
   /**
-   * Takes {@code cost} bytes if they are there; otherwise counts a dropped line of {@code size}
-   * bytes.
+   * Takes {@code cost} bytes if they are there; otherwise counts a dropped stderr line of
+   * {@code size} bytes.
    */
   boolean take(long cost, long size, long nowNanos) {
+    if (fits(cost, nowNanos)) {
+      return true;
+    }
+    droppedLines++;
+    droppedBytes += size;
+    return false;
+  }
+
+  /** Takes {@code cost} bytes for one of the gateway's lines if they are there; otherwise counts it. */
+  boolean takeGatewayLine(long cost, long nowNanos) {
+    if (fits(cost, nowNanos)) {
+      return true;
+    }
+    droppedGatewayLines++;
+    return false;
+  }
+
+  private boolean fits(long cost, long nowNanos) {
     refill(nowNanos);
     if (tokens >= cost) {
       tokens -= cost;
       return true;
     }
-    if (droppedLines == 0) {
+    if (!dropping()) {
       firstDropNanos = nowNanos;
     }
-    droppedLines++;
-    droppedBytes += size;
     return false;
+  }
+
+  /** Whether something was dropped since the last report. */
+  boolean dropping() {
+    return droppedLines > 0 || droppedGatewayLines > 0;
   }
 
   /** Takes {@code cost} bytes, or all there are: for lines that are never dropped. */
@@ -61,18 +74,16 @@ final class StderrBudget {
     tokens = Math.max(0, tokens - cost);
   }
 
-  /**
-   * What was dropped since the last report, when a report is due ({@code now} true, as when stderr
-   * closed, or the interval has passed since the first drop it counts); null when nothing was
-   * dropped or it is not time yet.
-   */
-  Dropped report(long nowNanos, boolean now) {
-    if (droppedLines == 0 || !now && nowNanos - firstDropNanos < REPORT_INTERVAL.toNanos()) {
+  /** What was dropped since the last report, counted from zero again; null when nothing was. */
+  Dropped report(long nowNanos) {
+    if (!dropping()) {
       return null;
     }
-    Dropped dropped = new Dropped(bytesPerSecond, droppedLines, droppedBytes, (nowNanos - firstDropNanos) / 1_000_000);
+    Dropped dropped = new Dropped(bytesPerSecond, droppedLines, droppedBytes, droppedGatewayLines,
+        Math.max(0, nowNanos - firstDropNanos) / 1_000_000);
     droppedLines = 0;
     droppedBytes = 0;
+    droppedGatewayLines = 0;
     return dropped;
   }
 

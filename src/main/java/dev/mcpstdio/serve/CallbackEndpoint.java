@@ -174,13 +174,13 @@ final class CallbackEndpoint {
         Replies.error(response, callback, 404, null, ErrorCodes.UPSTREAM_ERROR, "unknown or expired session");
         return;
       } catch (IOException e) {
-        session.log.warn("credential for source " + slug + " not handed off: " + e.getMessage());
+        session.childLog.warn("credential for source " + slug + " not handed off: " + e.getMessage());
         Replies.error(response, callback, 409, null, ErrorCodes.UPSTREAM_ERROR,
             "the credential could not be written into the session's workspace (see the gateway's log)");
         return;
       }
       int answered = session.signedIn(slug);
-      session.log.info("credential for source " + slug + " handed off" + (answered == 0 ? "" : "; " + answered
+      session.childLog.info("credential for source " + slug + " handed off" + (answered == 0 ? "" : "; " + answered
           + " waiting sign-in callback(s) answered"));
       Replies.text(response, callback, 200, "application/json", "{\"written\":true,\"answered\":" + answered + "}");
     } finally {

@@ -5,7 +5,6 @@ import dev.mcpstdio.jsonrpc.JsonRpcCodec;
 import dev.mcpstdio.jsonrpc.JsonRpcId;
 import dev.mcpstdio.jsonrpc.JsonRpcMessage;
 import dev.mcpstdio.jsonrpc.MalformedMessageException;
-import dev.mcpstdio.stdio.Log;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import org.eclipse.jetty.server.Request;
@@ -28,13 +27,11 @@ final class LegacySseEndpoint {
   private final ServeConfig config;
   private final Sessions sessions;
   private final RequestBodies bodies;
-  private final Log log;
 
-  LegacySseEndpoint(ServeConfig config, Sessions sessions, RequestBodies bodies, Log log) {
+  LegacySseEndpoint(ServeConfig config, Sessions sessions, RequestBodies bodies) {
     this.config = config;
     this.sessions = sessions;
     this.bodies = bodies;
-    this.log = log;
   }
 
   /** {@code GET /sse}: a session for as long as this stream lasts. */
@@ -43,7 +40,7 @@ final class LegacySseEndpoint {
     try {
       session = sessions.create(true, null);
     } catch (IOException e) {
-      log.error("could not start " + config.child().argv().getFirst() + ": " + e.getMessage());
+      // logged by Sessions.create, rate-limited: a client can cause one failure per request
       Replies.error(response, callback, 503, null, ErrorCodes.UPSTREAM_ERROR, "backend unavailable: the server could not be started");
       return;
     }

@@ -6,7 +6,6 @@ import dev.mcpstdio.jsonrpc.JsonRpcCodec;
 import dev.mcpstdio.jsonrpc.JsonRpcId;
 import dev.mcpstdio.jsonrpc.JsonRpcMessage;
 import dev.mcpstdio.jsonrpc.MalformedMessageException;
-import dev.mcpstdio.stdio.Log;
 import java.io.IOException;
 import java.util.Set;
 import org.eclipse.jetty.http.HttpHeader;
@@ -35,15 +34,13 @@ final class McpEndpoint {
 
   private final ServeConfig config;
   private final Sessions sessions;
-  private final Log log;
   private final long keepAliveMillis;
   private final RequestBodies bodies;
 
-  McpEndpoint(ServeConfig config, Sessions sessions, RequestBodies bodies, Log log) {
+  McpEndpoint(ServeConfig config, Sessions sessions, RequestBodies bodies) {
     this.bodies = bodies;
     this.config = config;
     this.sessions = sessions;
-    this.log = log;
     this.keepAliveMillis = config.keepAlive().toMillis();
   }
 
@@ -174,7 +171,7 @@ final class McpEndpoint {
     try {
       session = sessions.create(init);
     } catch (IOException e) {
-      log.error("could not start " + config.child().argv().getFirst() + ": " + e.getMessage());
+      // logged by Sessions.create, rate-limited: a client can cause one failure per request
       Replies.error(response, callback, 503, init.id(), ErrorCodes.UPSTREAM_ERROR,
           "backend unavailable: the server could not be started");
       return;

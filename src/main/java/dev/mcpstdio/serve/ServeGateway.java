@@ -57,8 +57,8 @@ public final class ServeGateway implements AutoCloseable {
     this.guard = new HostGuard(config.host(), config.publicUrl(), config.allowedOrigins());
     this.gate = new BearerGate(config.authToken(), config.publicUrl(), config.path());
     this.bodies = new RequestBodies(config.maxMessageSize(), config.connections().bodyTimeout());
-    this.endpoint = new McpEndpoint(config, sessions, bodies, log);
-    this.legacy = new LegacySseEndpoint(config, sessions, bodies, log);
+    this.endpoint = new McpEndpoint(config, sessions, bodies);
+    this.legacy = new LegacySseEndpoint(config, sessions, bodies);
     this.callbacks = new CallbackEndpoint(sessions, bodies, config.keepAlive().toMillis());
     this.readiness = new Readiness(config, sessions);
     QueuedThreadPool threads = new QueuedThreadPool();

@@ -12,6 +12,7 @@ import dev.mcpstdio.jsonrpc.ErrorCodes;
 import dev.mcpstdio.jsonrpc.JsonRpcErrors;
 import dev.mcpstdio.jsonrpc.MalformedMessageException;
 import dev.mcpstdio.jsonrpc.PartialMessage;
+import dev.mcpstdio.process.ChildLog;
 import dev.mcpstdio.process.ChildProcess;
 import dev.mcpstdio.stdio.Log;
 import java.io.IOException;
@@ -76,6 +77,12 @@ final class Session implements ChildProcess.Listener {
   /** What the child and its files are told of this session: random, never the id (a capability). */
   final String publicId = java.util.HexFormat.of().formatHex(randomBytes());
   final Log log;
+  /**
+   * The child's log budget: its stderr, and the lines this session logs about what the child does
+   * at will (a callback, a stray, broken or over-size stdout line, a message no client takes), so
+   * that no way of writing buys the child more log than {@code --child-stderr-rate}.
+   */
+  final ChildLog childLog;
   /** Legacy HTTP+SSE (2024-11-05): every message from the child, answers included, goes to the one stream. */
   final boolean oneStream;
   private final ByteBudget queuedBytes;
@@ -105,9 +112,11 @@ final class Session implements ChildProcess.Listener {
    * @param exitWait how long to wait for the child's exit code once its stdout has closed
    * @param backendTimeout how long a request waits for the child's answer
    */
-  Session(String id, Log log, boolean oneStream, ByteBudget queuedBytes, Duration exitWait, Duration backendTimeout) {
+  Session(String id, ChildLog childLog, boolean oneStream, ByteBudget queuedBytes, Duration exitWait,
+      Duration backendTimeout) {
     this.id = id;
-    this.log = log;
+    this.childLog = childLog;
+    this.log = childLog.log();
     this.secrets = new SessionSecrets(log.redactor());
     this.oneStream = oneStream;
     this.queuedBytes = queuedBytes;
@@ -367,7 +376,7 @@ final class Session implements ChildProcess.Listener {
     for (int i = messages.size() - 1; i >= 0; i--) {
       byte[] m = messages.get(i);
       if (backlog.size() >= BACKLOG || !queuedBytes.tryTake(m.length)) {
-        log.warn("the session backlog is full; dropped a message a departed client did not read");
+        childLog.warn("the session backlog is full; dropped a message a departed client did not read");
         continue;
       }
       backlog.addFirst(m);
@@ -380,7 +389,7 @@ final class Session implements ChildProcess.Listener {
     try {
       message = JsonRpcCodec.parse(line);
     } catch (MalformedMessageException e) {
-      log.warn("the server wrote a line that is not JSON (" + line.length + " bytes, " + e.getMessage()
+      childLog.warn("the server wrote a line that is not JSON (" + line.length + " bytes, " + e.getMessage()
           + "); dropped");
       return;
     }
@@ -396,7 +405,7 @@ final class Session implements ChildProcess.Listener {
       case JsonRpcMessage.Response r -> {
         Exchange waiting = r.id() == null ? null : inFlight.get(r.id());
         if (waiting == null || !waiting.complete(new Exchange.Outcome.Answered(line))) {
-          log.info("the server answered id " + Log.visible(String.valueOf(r.id())) + ", which no request is waiting for; dropped");
+          childLog.info("the server answered id " + Log.visible(String.valueOf(r.id())) + ", which no request is waiting for; dropped");
         }
       }
       case JsonRpcMessage.Notification n when n.method().equals("notifications/progress") -> {
@@ -409,8 +418,8 @@ final class Session implements ChildProcess.Listener {
       case JsonRpcMessage.Notification n when n.method().equals("notifications/message") -> relateOrStream(line, n.method());
       case JsonRpcMessage.Notification n -> toStream(line, n.method());
       case JsonRpcMessage.Request r -> relateOrStream(line, r.method());
-      case JsonRpcMessage.Batch b -> log.warn("the server wrote a batch; batches are not relayed, dropped");
-      case JsonRpcMessage.Invalid i -> log.warn("the server wrote an invalid message (" + Log.visible(i.reason()) + "); dropped");
+      case JsonRpcMessage.Batch b -> childLog.warn("the server wrote a batch; batches are not relayed, dropped");
+      case JsonRpcMessage.Invalid i -> childLog.warn("the server wrote an invalid message (" + Log.visible(i.reason()) + "); dropped");
     }
   }
 
@@ -443,17 +452,19 @@ final class Session implements ChildProcess.Listener {
   }
 
   /**
-   * A callback from the child, by stderr or by the reply channel's POST: logged, registered for its
-   * answer, shown on this session's events API and, when the client elicits, asked of the client.
+   * A callback from the child, by stderr or by the reply channel's POST: logged (within the child's
+   * log budget: a child sending callbacks in a loop costs the log no more than its stderr may),
+   * registered for its answer, shown on this session's events API and, when the client elicits,
+   * asked of the client.
    */
   void onCallback(Callback callback) {
-    log.info("callback " + Log.visible(callback.type()) + " (id " + callback.id() + ")");
+    childLog.info("callback " + Log.visible(callback.type()) + " (id " + callback.id() + ")");
     CallbackRegistry registry = callbackRegistry;
     if (registry == null || ended) {
       return;
     }
     if (!callback.isNotification() && !registry.announce(callback)) {
-      log.warn("callback " + callback.id() + " not taken (a repeated id, or too many waiting)");
+      childLog.warn("callback " + callback.id() + " not taken (a repeated id, or too many waiting)");
       return;
     }
     callbackEvents.publish(id, callback);
@@ -502,16 +513,16 @@ final class Session implements ChildProcess.Listener {
     JsonRpcId answered = PartialMessage.responseId(head);
     String why = "the server's answer is " + length + " bytes, over --max-message-size; dropped";
     if (answered == null) {
-      log.warn("the server wrote a " + length + "-byte line, over --max-message-size; dropped");
+      childLog.warn("the server wrote a " + length + "-byte line, over --max-message-size; dropped");
     } else if (oneStream) {
-      log.warn("id " + Log.visible(answered.json()) + ": " + why);
+      childLog.warn("id " + Log.visible(answered.json()) + ": " + why);
       answerToStream(JsonRpcErrors.error(answered, ErrorCodes.UPSTREAM_ERROR, why));
     } else {
       Exchange waiting = inFlight.get(answered);
       if (waiting != null && waiting.complete(new Exchange.Outcome.Failed(502, why))) {
-        log.warn(Log.visible(waiting.request.method()) + " (id " + Log.visible(answered.json()) + "): " + why);
+        childLog.warn(Log.visible(waiting.request.method()) + " (id " + Log.visible(answered.json()) + "): " + why);
       } else {
-        log.warn("the server wrote a " + length + "-byte answer to id " + Log.visible(answered.json())
+        childLog.warn("the server wrote a " + length + "-byte answer to id " + Log.visible(answered.json())
             + ", which no request is waiting for, over --max-message-size; dropped");
       }
     }
@@ -559,7 +570,7 @@ final class Session implements ChildProcess.Listener {
     synchronized (streamLock) {
       if (stream != null && !stream.ended()) {
         if (!stream.offer(line)) {
-          log.warn("the session stream's client is not reading; dropped " + what);
+          childLog.warn("the session stream's client is not reading; dropped " + what);
         }
         return;
       }
@@ -568,10 +579,10 @@ final class Session implements ChildProcess.Listener {
       }
       if (backlog.size() >= BACKLOG) {
         queuedBytes.giveBack(backlog.pollFirst().length);
-        log.warn("no session stream open and " + BACKLOG + " messages waiting; dropped the oldest");
+        childLog.warn("no session stream open and " + BACKLOG + " messages waiting; dropped the oldest");
       }
       if (!queuedBytes.tryTake(line.length)) {
-        log.warn("messages waiting for clients use the whole allowance (" + queuedBytes.limit() + " bytes); dropped "
+        childLog.warn("messages waiting for clients use the whole allowance (" + queuedBytes.limit() + " bytes); dropped "
             + what);
         return;
       }
@@ -622,12 +633,16 @@ final class Session implements ChildProcess.Listener {
     }
   }
 
-  /** Closes the child with the shutdown ladder (blocking). */
+  /**
+   * Closes the child with the shutdown ladder (blocking), then reports what its log budget dropped
+   * and has not reported yet (its stderr may still be open: a descendant can hold it).
+   */
   void closeChild() {
     ChildProcess c = child;
     if (c != null) {
       c.close();
     }
+    childLog.flush();
   }
 
   /** Tells the child to stop working on a request the client will no longer wait for; never waits. */

@@ -1,5 +1,6 @@
 package dev.mcpstdio.serve;
 
+import dev.mcpstdio.process.ChildLog;
 import dev.mcpstdio.process.ChildProcess;
 import dev.mcpstdio.stdio.Log;
 import java.io.IOException;
@@ -40,6 +41,8 @@ final class Sessions {
   private final ExecutorService closers = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("close-", 0).factory());
   private final ScheduledExecutorService reaper;
   private final CallbackEvents callbackEvents = new CallbackEvents(queuedBytes);
+  /** Failed child starts: a client can cause one per initialize while the process is out of fds. */
+  private final RepeatedFailures startFailures;
   private dev.mcpstdio.host.CallbackChannel callbackChannel; // started with the first session, guarded by this
   private volatile boolean shuttingDown;
 
@@ -47,6 +50,7 @@ final class Sessions {
     this.config = config;
     this.log = log;
     this.slots = new Semaphore(config.maxSessions());
+    this.startFailures = new RepeatedFailures(log::error, log, () -> System.nanoTime() / 1_000_000);
     this.reaper = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("session-reaper").factory());
     long period = reapPeriod(config.sessionIdleTtl()).toMillis();
     reaper.scheduleWithFixedDelay(this::reap, period, period, TimeUnit.MILLISECONDS);
@@ -81,7 +85,9 @@ final class Sessions {
 
   /**
    * A new session; {@code oneStream} for the legacy HTTP+SSE transport, where every message from
-   * the child travels on the session's one event stream.
+   * the child travels on the session's one event stream. A child that cannot be started is logged
+   * here, as {@link RepeatedFailures} (one line, the first of its message; repeats counted in at
+   * most one line per interval), and the caller answers its client.
    */
   Session create(boolean oneStream, dev.mcpstdio.jsonrpc.JsonRpcMessage.Request initialize) throws IOException {
     if (shuttingDown || !slots.tryAcquire()) {
@@ -90,8 +96,9 @@ final class Sessions {
     byte[] raw = new byte[16];
     RANDOM.nextBytes(raw);
     String id = HexFormat.of().formatHex(raw);
-    Session session = new Session(id, log.tagged("session " + Session.shortId(id)), oneStream, queuedBytes,
-        config.ladder().afterStdinClosed(), config.backendTimeout());
+    ChildLog childLog = new ChildLog(log.tagged("session " + Session.shortId(id)), config.launch().stderrLimit());
+    Session session = new Session(id, childLog, oneStream, queuedBytes, config.ladder().afterStdinClosed(),
+        config.backendTimeout());
     SessionWorkspace.Launched launched = null;
     dev.mcpstdio.host.CallbackChannel.Credentials credentials = null;
     try {
@@ -107,8 +114,9 @@ final class Sessions {
         session.elicitations.clientCapabilities(initialize);
       }
       session.attach(ChildProcess.start(launched.child().with(credentials.env()), config.maxMessageSize(),
-          session.log, config.ladder(), config.launch().stderrLimit(), session), launched.workspace());
+          childLog, config.ladder(), session), launched.workspace());
     } catch (IOException | RuntimeException e) {
+      startFailures.failed("could not start " + config.child().argv().getFirst() + ": " + e.getMessage());
       slots.release();
       if (launched != null) {
         removeQuietly(launched.workspace(), session);
@@ -119,6 +127,7 @@ final class Sessions {
       session.secrets.forget();
       throw e instanceof IOException io ? io : new IOException(e.getMessage(), e);
     }
+    startFailures.succeeded("started a child again");
     byId.put(id, session);
     if (shuttingDown) { // shutdown swept the map between the check above and the put
       end(session, "the gateway is shutting down");

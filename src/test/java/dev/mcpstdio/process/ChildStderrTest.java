@@ -55,6 +55,10 @@ class ChildStderrTest {
     return child;
   }
 
+  /** The budget's report line: child pid, stderr lines and bytes dropped. */
+  private static final Pattern REPORT = Pattern.compile("child (\\d+) went over its log budget \\(\\d+ bytes/s\\):"
+      + " dropped (\\d+) stderr lines \\((\\d+) bytes\\)(?: and \\d+ gateway lines about it)? over \\d+ ms");
+
   private String logText() {
     return logBytes.toString(StandardCharsets.UTF_8);
   }
@@ -71,14 +75,14 @@ class ChildStderrTest {
 
     String text = logText();
     long logged = text.lines().filter(l -> l.contains(" stderr> noise-line-")).count();
-    Matcher reports = Pattern.compile("child " + child.pid() + " wrote more to stderr than its budget \\(1024 bytes/s\\):"
-        + " dropped (\\d+) lines, (\\d+) bytes, in \\d+ ms").matcher(text);
+    Matcher reports = REPORT.matcher(text);
     long dropped = 0;
     long droppedBytes = 0;
     int reportLines = 0;
     while (reports.find()) {
-      dropped += Long.parseLong(reports.group(1));
-      droppedBytes += Long.parseLong(reports.group(2));
+      assertThat(reports.group(1)).isEqualTo(String.valueOf(child.pid()));
+      dropped += Long.parseLong(reports.group(2));
+      droppedBytes += Long.parseLong(reports.group(3));
       reportLines++;
     }
     assertThat(out.lines).containsExactly("finished"); // the flood never held the child up
@@ -123,5 +127,43 @@ class ChildStderrTest {
         mark + "x\\x0d[mcp-stdio] [session 3f0c] forged-cr", mark + "y\\u2028[mcp-stdio] [session 3f0c] forged-ls",
         mark + "z\\x9b[2K[mcp-stdio] forged-csi");
     assertThat(logText()).doesNotContain("\r").doesNotContain("\u2028").doesNotContain("\u009b");
+  }
+
+  @Test
+  void aFloodThatStopsIsReportedOneIntervalAfterDroppingBeganWhileTheChildLivesOnInSilence() throws Exception {
+    Listener out = new Listener();
+    int lines = 5_000; // 17 bytes each, 85 KB: far past the 16 KiB burst
+    ChildLog childLog = new ChildLog(log, TIGHT, Duration.ofMillis(500));
+    ChildProcess child = ChildProcess.start(new ChildSpec(List.of("/bin/sh", "-c", "i=10000; while [ $i -lt "
+        + (10_000 + lines) + " ]; do echo \"noise-line-$i\" >&2; i=$((i+1)); done; echo flooded; exec cat >/dev/null")),
+        1 << 20, childLog, SHORT, out);
+    started.add(child);
+
+    Await.until("the flood to end", WAIT, () -> out.lines.contains("flooded"));
+    Await.until("the drop report, with stderr still open", WAIT, () -> REPORT.matcher(logText()).find());
+
+    assertThat(child.isAlive()).as("reported while the child lives, not at its end").isTrue();
+    Matcher report = REPORT.matcher(logText());
+    assertThat(report.find()).isTrue();
+    long logged = logText().lines().filter(l -> l.contains(" stderr> noise-line-")).count();
+    assertThat(logged + Long.parseLong(report.group(2))).as("all of the flood is logged or counted by then")
+        .isEqualTo(lines);
+    assertThat(report.find()).as("one report for one flood").isFalse();
+  }
+
+  @Test
+  void theGatewaysLinesAboutTheChildShareItsBudgetAndAreCountedPastIt() throws Exception {
+    ChildLog childLog = new ChildLog(log, new ChildProcess.StderrLimit(100), Duration.ofDays(1)); // bursts of 1600 B
+    for (int i = 0; i < 1000; i++) {
+      childLog.info("callback confirm (id c" + i + ")");
+    }
+    childLog.flush();
+
+    long logged = logText().lines().filter(l -> l.contains("callback confirm (id c")).count();
+    Matcher report = Pattern.compile("the child went over its log budget \\(100 bytes/s\\): dropped 0 stderr lines"
+        + " \\(0 bytes\\) and (\\d+) gateway lines about it over \\d+ ms").matcher(logText());
+    assertThat(report.find()).isTrue();
+    assertThat(logged).as("what fits a burst, and what refilled meanwhile").isBetween(40L, 100L);
+    assertThat(logged + Long.parseLong(report.group(1))).isEqualTo(1000);
   }
 }

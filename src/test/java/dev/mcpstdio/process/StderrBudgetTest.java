@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
 
-/** The token bucket behind a child's stderr budget, on a clock the test moves. */
+/** The token bucket behind a child's log budget, on a clock the test moves. */
 class StderrBudgetTest {
 
   private static final long SECOND = 1_000_000_000L;
@@ -23,19 +23,22 @@ class StderrBudgetTest {
   }
 
   @Test
-  void dropsAreReportedOncePerIntervalWithWhatWasDroppedSinceTheLastReport() {
+  void aReportSaysWhatWasDroppedSinceTheLastOneAndSinceWhen() {
     StderrBudget budget = new StderrBudget(LIMIT, 0);
     budget.take(1600, 1600, 0);
+    assertThat(budget.dropping()).isFalse();
     budget.take(1000, 700, SECOND);
+    budget.takeGatewayLine(400, 2 * SECOND); // 200 bytes there
     budget.take(10_000, 10_000, 2 * SECOND);
 
-    assertThat(budget.report(3 * SECOND, false)).as("not yet: the interval runs from the first drop").isNull();
-    assertThat(budget.report(11 * SECOND, false)).isEqualTo(new StderrBudget.Dropped(100, 2, 10_700, 10_000));
-    assertThat(budget.report(12 * SECOND, true)).as("nothing dropped since").isNull();
+    assertThat(budget.dropping()).isTrue();
+    assertThat(budget.report(11 * SECOND)).as("from the first drop on")
+        .isEqualTo(new StderrBudget.Dropped(100, 2, 10_700, 1, 10_000));
+    assertThat(budget.dropping()).isFalse();
+    assertThat(budget.report(12 * SECOND)).as("nothing dropped since").isNull();
 
     budget.take(10_000, 10_000, 12 * SECOND);
-    assertThat(budget.report(12 * SECOND + 5, true)).as("stderr closed: reported at once")
-        .isEqualTo(new StderrBudget.Dropped(100, 1, 10_000, 0));
+    assertThat(budget.report(12 * SECOND + 5_000_000)).isEqualTo(new StderrBudget.Dropped(100, 1, 10_000, 0, 5));
   }
 
   @Test
@@ -45,7 +48,7 @@ class StderrBudgetTest {
     budget.charge(5000, 0);
 
     assertThat(budget.take(1, 1, 0)).isFalse();
-    assertThat(budget.report(0, true)).isEqualTo(new StderrBudget.Dropped(100, 1, 1, 0));
+    assertThat(budget.report(0)).isEqualTo(new StderrBudget.Dropped(100, 1, 1, 0, 0));
     assertThat(budget.take(100, 100, SECOND)).as("refilled from empty, not from below zero").isTrue();
   }
 }

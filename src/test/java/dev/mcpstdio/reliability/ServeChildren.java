@@ -118,7 +118,7 @@ public final class ServeChildren {
       }
       System.out.printf("    log lines by kind: %s%n", kinds);
       long dropped = 0;
-      Matcher d = Pattern.compile("dropped \\d+ lines, (\\d+) bytes").matcher(java.nio.file.Files.readString(serve.log));
+      Matcher d = Pattern.compile("dropped \\d+ stderr lines \\((\\d+) bytes\\)").matcher(java.nio.file.Files.readString(serve.log));
       while (d.find()) {
         dropped += Long.parseLong(d.group(1));
       }

@@ -48,7 +48,7 @@ class AcceptBackoffTest {
     assertThat(lines()).hasSize(1);
     assertThat(lines().getFirst()).contains("cannot accept connections: IOException: Too many open files")
         .contains("out of file descriptors").contains("--max-connections");
-    now.addAndGet(AcceptBackoff.REPORT_INTERVAL_MILLIS);
+    now.addAndGet(RepeatedFailures.REPORT_INTERVAL_MILLIS);
     backoff.failed(exhausted);
     assertThat(lines()).hasSize(2);
     assertThat(lines().get(1)).contains("(50 failures since the last report)");
