@@ -74,7 +74,7 @@ final class Watchdog {
         carriers() {
           [ -z "$cookie" ] && return
           for f in /proc/[0-9]*/environ; do
-            tr '\\0' '\\n' <"$f" 2>/dev/null | grep -qx -e "$cookie" && echo "$f"
+            tr '\\0' '\\n' 2>/dev/null <"$f" | grep -qx -e "$cookie" && echo "$f"
           done
         }
       fi
