@@ -34,8 +34,10 @@ import java.util.concurrent.Semaphore;
  * a few hundred idle children would otherwise starve every virtual thread in the gateway.
  *
  * <p>{@link #close()} runs the shutdown ladder: close stdin, wait, SIGTERM to the whole process
- * tree (the child's process group, and whatever {@link ProcessHandle#descendants()} shows besides),
- * wait, SIGKILL to whatever is left, and returns once the child has been reaped.
+ * tree (the child's process group, every process carrying the child's cookie in its environment,
+ * {@link ProcessTree}, and whatever {@link ProcessHandle#descendants()} shows besides), wait,
+ * SIGKILL to whatever is left, and returns once the child has been reaped and none of its tree is
+ * left.
  */
 public final class ChildProcess implements AutoCloseable {
 
@@ -121,6 +123,8 @@ public final class ChildProcess implements AutoCloseable {
   private final Process process;
   /** The child's process group, which it leads; -1 when the platform gives it none. */
   private final long group;
+  /** The child's {@link ProcessTree} cookie; null where no {@code /proc} shows environments. */
+  private final String cookie;
   private final OutputStream stdin;
   private final LinkedBlockingQueue<byte[]> outbox = new LinkedBlockingQueue<>(STDIN_QUEUE);
   private final Semaphore room = new Semaphore(STDIN_QUEUE_BYTES); // bytes the queue may still take
@@ -130,9 +134,10 @@ public final class ChildProcess implements AutoCloseable {
   private volatile boolean stdinOpen = true;
   private volatile boolean closing;
 
-  private ChildProcess(Process process, long group, Log log, Ladder ladder) {
+  private ChildProcess(Process process, long group, String cookie, Log log, Ladder ladder) {
     this.process = process;
     this.group = group;
+    this.cookie = cookie;
     this.stdin = process.getOutputStream();
     this.log = log;
     this.ladder = ladder;
@@ -167,6 +172,10 @@ public final class ChildProcess implements AutoCloseable {
         ? ProcessGroups.leaderArgv(spec.argv(), spec.workingDirectory()) : spec.argv());
     builder.environment().keySet().removeAll(spec.removedEnv());
     builder.environment().putAll(spec.extraEnv());
+    String cookie = ProcessTree.available() ? ProcessTree.newCookie() : null;
+    if (cookie != null) {
+      builder.environment().put(ProcessTree.VARIABLE, cookie); // last: neither the spec nor an outer gateway's wins
+    }
     if (spec.workingDirectory() != null) {
       builder.directory(spec.workingDirectory().toFile());
     }
@@ -175,7 +184,7 @@ public final class ChildProcess implements AutoCloseable {
       log.warn("cannot start the process watchdog: child " + process.pid()
           + " and its descendants may outlive a gateway that is killed");
     }
-    ChildProcess child = new ChildProcess(process, grouped ? process.pid() : -1, log, ladder);
+    ChildProcess child = new ChildProcess(process, grouped ? process.pid() : -1, cookie, log, ladder);
     childLog.name("child " + process.pid());
     child.pump("stdout", () -> child.readStdout(maxLineBytes, listener));
     child.pump("stderr", () -> child.readStderr(listener, childLog));
@@ -365,13 +374,16 @@ public final class ChildProcess implements AutoCloseable {
 
   /**
    * Ends the child: close stdin, wait, SIGTERM the process tree, wait, SIGKILL what is left.
-   * Returns once the child is reaped. Safe to call more than once and from several threads; the
-   * later calls wait for the first.
+   * Returns once the child is reaped and nothing of its tree is seen alive. Safe to call more than
+   * once and from several threads; the later calls wait for the first.
    *
    * <p>The tree is the child's process group (which keeps double-forked descendants that have
-   * left the child's line of descent) and whatever {@link ProcessHandle#descendants()} shows (which
-   * keeps descendants that moved to a group of their own while their parent still lives). A group
-   * is signalled as a whole, through the {@link Watchdog}, and each member seen is signalled too.
+   * left the child's line of descent), every process that carries the child's cookie (which keeps
+   * descendants that left the group too, by setsid(2) or setpgid(2): {@link ProcessTree}), and
+   * whatever {@link ProcessHandle#descendants()} shows (where neither is available). A group is
+   * signalled as a whole, through the {@link Watchdog}, and each member seen is signalled too. The
+   * SIGKILL step ends with sweeps of {@code /proc} until none is left (bounded by the ladder's
+   * second wait), since a member may fork between a scan and its signal.
    */
   @Override
   public void close() {
@@ -387,31 +399,35 @@ public final class ChildProcess implements AutoCloseable {
       List<ProcessHandle> tree = tree();
       closeStdin();
       if (await(process, ladder.afterStdinClosed()) && tree.stream().noneMatch(ProcessHandle::isAlive)
-          && groupMembers().isEmpty()) {
+          && members().isEmpty()) {
         return;
       }
       tree.addAll(tree()); // anything spawned meanwhile, while the child still lives
-      tree.addAll(groupMembers());
+      tree.addAll(members());
       log.info("child " + process.pid() + (process.isAlive() ? "" : "'s descendants") + " still running "
           + ladder.afterStdinClosed().toMillis() + " ms after stdin closed; sending SIGTERM");
       signalGroup(false);
       tree.stream().filter(ProcessHandle::isAlive).forEach(ProcessHandle::destroy);
-      if (awaitAll(tree, ladder.afterTerm()) && groupMembers().isEmpty()) {
+      if (awaitAll(tree, ladder.afterTerm()) && members().isEmpty()) {
         return;
       }
       log.warn("child " + process.pid() + " (or a descendant) ignored SIGTERM for " + ladder.afterTerm().toMillis()
           + " ms; sending SIGKILL");
       tree.addAll(tree());
-      tree.addAll(groupMembers());
+      tree.addAll(members());
       signalGroup(true);
       tree.stream().filter(ProcessHandle::isAlive).forEach(ProcessHandle::destroyForcibly);
       if (!process.waitFor(ladder.afterTerm().toMillis(), TimeUnit.MILLISECONDS)) {
         log.error("child " + process.pid() + " survived SIGKILL (stuck in the kernel?); giving up on it");
       }
       awaitAll(tree, ladder.afterTerm()); // SIGKILL cannot be ignored: only the kernel can delay it
+      if (!sweep(ladder.afterTerm())) {
+        log.error("child " + process.pid() + "'s descendants still appear after SIGKILL; giving up on them");
+      }
     } catch (InterruptedException e) {
       signalGroup(true);
       process.descendants().forEach(ProcessHandle::destroyForcibly);
+      members().forEach(ProcessHandle::destroyForcibly);
       process.destroyForcibly();
       Thread.currentThread().interrupt();
     } finally {
@@ -422,9 +438,27 @@ public final class ChildProcess implements AutoCloseable {
     }
   }
 
-  /** The live members of the child's process group; none without one. */
-  private List<ProcessHandle> groupMembers() {
-    return group > 0 ? ProcessGroups.members(group) : List.of();
+  /** The live members of the child's process group and the live carriers of its cookie. */
+  private List<ProcessHandle> members() {
+    return group > 0 || cookie != null ? ProcessTree.members(group, cookie) : List.of();
+  }
+
+  /**
+   * SIGKILL to every member still seen, scanning again until a scan finds none (a member may have
+   * forked after the last scan) or {@code wait} has passed.
+   *
+   * @return true when the last scan found none
+   */
+  private boolean sweep(Duration wait) throws InterruptedException {
+    long deadline = System.nanoTime() + wait.toNanos();
+    for (List<ProcessHandle> left; !(left = members()).isEmpty(); ) {
+      left.forEach(ProcessHandle::destroyForcibly);
+      long remaining = deadline - System.nanoTime();
+      if (remaining <= 0 || !awaitAll(left, Duration.ofNanos(remaining))) {
+        return members().isEmpty();
+      }
+    }
+    return true;
   }
 
   /** SIGTERM, or SIGKILL with {@code kill}, to the child's whole process group at once. */

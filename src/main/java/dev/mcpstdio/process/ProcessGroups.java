@@ -1,7 +1,6 @@
 package dev.mcpstdio.process;
 
 import java.io.IOException;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -15,18 +14,20 @@ import java.util.List;
  * distributions install it by default), a child is spawned as {@code setsid -- <program> <args>}:
  * setsid calls setsid(2) and exec's the argv as given, no shell in between. A process started by
  * the JVM never leads a group, so setsid does not fork: the child's pid is its group's and
- * session's id. Its members are found through {@code /proc} (the group id is the fifth field of
- * {@code /proc/<pid>/stat}); the {@link Watchdog} signals the group as a whole and ends it when
- * the gateway dies, whatever kills the gateway.
+ * session's id. Its members are found through {@code /proc} ({@link ProcessTree}); the
+ * {@link Watchdog} signals the group as a whole and ends it when the gateway dies, whatever kills
+ * the gateway.
  *
  * <p>Elsewhere (macOS has no setsid binary; Windows has neither process groups nor a shell)
  * children are spawned plainly and {@link ChildProcess#close} reaches what
  * {@link ProcessHandle#descendants()} still shows: a descendant that double-forked, and every
  * descendant once the gateway is SIGKILLed, can escape there (docs/reference.md says so).
  *
- * <p>Neither catches a descendant that calls setsid(2) itself, nor anything after the gateway's
- * SIGKILL when the watchdog was killed first; only a cgroup (systemd's {@code KillMode}, a
- * container) bounds those.
+ * <p>A group does not hold a descendant that calls setsid(2) (or setpgid(2)) itself: such a
+ * descendant is found by the cookie in its environment instead ({@link ProcessTree}). Nothing here
+ * catches a descendant that also cleared its environment, nor anything after the gateway's SIGKILL
+ * when the watchdog was killed first; only a cgroup (systemd's {@code KillMode}, a container)
+ * bounds those.
  */
 final class ProcessGroups {
 
@@ -106,33 +107,5 @@ final class ProcessGroups {
       throw new IOException("Cannot run program \"" + program + "\": error=2, No such file or directory");
     }
     return found.toString();
-  }
-
-  /**
-   * The live members of process group {@code pgid}, from {@code /proc}; empty where there is no
-   * {@code /proc} or no such group. Zombies are left out: they have exited and only wait to be
-   * reaped by their parent.
-   */
-  static List<ProcessHandle> members(long pgid) {
-    List<ProcessHandle> found = new ArrayList<>();
-    try (DirectoryStream<Path> all = Files.newDirectoryStream(Path.of("/proc"), "[0-9]*")) {
-      for (Path dir : all) {
-        String stat;
-        try {
-          stat = Files.readString(dir.resolve("stat"));
-        } catch (IOException | RuntimeException e) {
-          continue; // gone meanwhile
-        }
-        // pid (comm) state ppid pgrp ...: comm may hold spaces and parentheses, so parse after the last ')'
-        int close = stat.lastIndexOf(')');
-        String[] fields = close < 0 ? new String[0] : stat.substring(close + 2).split(" ", 4);
-        if (fields.length >= 3 && !fields[0].equals("Z") && fields[2].equals(Long.toString(pgid))) {
-          ProcessHandle.of(Long.parseLong(dir.getFileName().toString())).ifPresent(found::add);
-        }
-      }
-    } catch (IOException | RuntimeException e) {
-      // no /proc: nothing to add to what descendants() shows
-    }
-    return found;
   }
 }

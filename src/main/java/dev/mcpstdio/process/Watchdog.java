@@ -11,7 +11,8 @@ import java.util.Map;
 
 /**
  * One small POSIX {@code sh} process per gateway that holds the process groups of its children
- * and ends them when the gateway goes, however it goes (SIGKILL and crashes included).
+ * and ends them, and every process carrying one of its children's cookies, when the gateway goes,
+ * however it goes (SIGKILL and crashes included).
  *
  * <p>The gateway writes commands to the watchdog's stdin, one per line: {@code watch <pgid>},
  * {@code forget <pgid>}, {@code TERM <pgid>}, {@code KILL <pgid>} (the last two signal the whole
@@ -19,14 +20,23 @@ import java.util.Map;
  * once, a member forking meanwhile included). Only the gateway holds the write end of that pipe
  * (the JVM opens its pipes close-on-exec, so no child inherits it), so the pipe reaches EOF exactly
  * when the gateway's process is gone. Then the watchdog runs the shutdown ladder on the groups still
- * watched, with {@link ChildProcess.Ladder#DEFAULT}'s waits: the children have seen EOF on their
- * stdin already; after the first wait, SIGTERM to each group still alive; after the second,
- * SIGKILL; then it exits. It ignores SIGINT, SIGHUP, SIGTERM and SIGQUIT and runs in a session of
- * its own, so a Ctrl-C or a signal to the gateway's group does not end it before its work.
+ * watched and on every process whose environment carries {@code MCP_STDIO_PROCESS_TREE=<this
+ * gateway's token>-<number>} ({@link ProcessTree}: descendants that left their group by setsid(2)),
+ * with {@link ChildProcess.Ladder#DEFAULT}'s waits: the children have seen EOF on their stdin
+ * already; after the first wait, SIGTERM to each group still alive and to each carrier; after the
+ * second, SIGKILL, then SIGKILL sweeps until none is left (ten at most); then it
+ * exits. It ignores SIGINT, SIGHUP, SIGTERM and SIGQUIT and runs in a session of its own, so a
+ * Ctrl-C or a signal to the gateway's group does not end it before its work.
  *
- * <p>The shell only ever sees numbers from the gateway, never anything a child or client wrote,
- * and the children's argv never passes through it. A watchdog that died is started again on the
- * next command and told every group still watched.
+ * <p>Carriers are found with {@code grep -lzx} over {@code /proc/[0-9]*}{@code /environ} (one
+ * process for the whole machine; GNU and BusyBox grep read NUL-separated records with {@code -z})
+ * or, where grep has no {@code -z}, with {@code tr} and {@code grep -x} per process. A carrier is
+ * named by its {@code /proc} path, which the shell's own glob produced, and checked to be a number
+ * before it is signalled.
+ *
+ * <p>The shell only ever sees numbers and this gateway's token (32 hex digits) from the gateway,
+ * never anything a child or client wrote, and the children's argv never passes through it. A
+ * watchdog that died is started again on the next command and told every group still watched.
  */
 final class Watchdog {
 
@@ -34,12 +44,17 @@ final class Watchdog {
   static final String NAME = "mcp-stdio-watchdog";
 
   /**
-   * {@code $1} and {@code $2}: the waits after stdin EOF and after SIGTERM, in seconds. The group
-   * list is a space-separated string; forget removes one entry, since a group id freed by an ended
-   * child may come back for a new one before the old one is forgotten.
+   * {@code $1} and {@code $2}: the waits after stdin EOF and after SIGTERM, in seconds; {@code $3}:
+   * the gateway's {@link ProcessTree#TOKEN}. The group list is a space-separated string; forget
+   * removes one entry, since a group id freed by an ended child may come back for a new one before
+   * the old one is forgotten. Once the gateway is gone, {@code live} keeps the groups still alive
+   * and {@code carriers} lists the {@code /proc/<pid>/environ} paths that carry a cookie of this
+   * gateway's, ten SIGKILL sweeps at most (a carrier may fork between a scan and its signal).
    */
   static final String SCRIPT = """
       trap '' INT HUP TERM QUIT PIPE
+      cookie="MCP_STDIO_PROCESS_TREE=$3-[0-9][0-9]*"
+      case $3 in ''|*[!0-9a-f]*) cookie= ;; esac
       groups=' '
       while read -r verb id; do
         case $id in ''|*[!0-9]*) continue ;; esac
@@ -53,19 +68,45 @@ final class Watchdog {
           TERM|KILL) kill -s "$verb" -- "-$id" 2>/dev/null ;;
         esac
       done
+      if printf 'a\\0' | grep -qzx a 2>/dev/null; then
+        carriers() { [ -z "$cookie" ] || grep -lzx -e "$cookie" /proc/[0-9]*/environ 2>/dev/null; }
+      else
+        carriers() {
+          [ -z "$cookie" ] && return
+          for f in /proc/[0-9]*/environ; do
+            tr '\\0' '\\n' 2>/dev/null <"$f" | grep -qx -e "$cookie" && echo "$f"
+          done
+        }
+      fi
+      found=
+      signal() {
+        found=
+        for f in $(carriers); do
+          p=${f#/proc/}; p=${p%/environ}
+          case $p in ''|*[!0-9]*) continue ;; esac
+          kill -s "$1" "$p" 2>/dev/null && found=1
+        done
+      }
       live() {
         rest=' '
         for g in $groups; do kill -s 0 -- "-$g" 2>/dev/null && rest="$rest$g "; done
         groups=$rest
-        [ "$groups" != ' ' ]
+        [ "$groups" != ' ' ] || [ -n "$(carriers)" ]
       }
       live || exit 0
       sleep "$1"
       live || exit 0
       for g in $groups; do kill -s TERM -- "-$g" 2>/dev/null; done
+      signal TERM
       sleep "$2"
       live || exit 0
       for g in $groups; do kill -s KILL -- "-$g" 2>/dev/null; done
+      sweeps=0
+      while [ $sweeps -lt 10 ]; do
+        signal KILL
+        [ -n "$found" ] || break
+        sweeps=$((sweeps + 1))
+      done
       """;
 
   private static Watchdog instance; // guarded by Watchdog.class
@@ -149,7 +190,7 @@ final class Watchdog {
     Duration afterStdin = ChildProcess.Ladder.DEFAULT.afterStdinClosed();
     Duration afterTerm = ChildProcess.Ladder.DEFAULT.afterTerm();
     Process started = new ProcessBuilder(ProcessGroups.detachedArgv(List.of(ProcessGroups.onPath("sh").toString(),
-        "-c", SCRIPT, NAME, seconds(afterStdin), seconds(afterTerm))))
+        "-c", SCRIPT, NAME, seconds(afterStdin), seconds(afterTerm), ProcessTree.TOKEN)))
         .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(ProcessBuilder.Redirect.DISCARD).start();
     process = started;
     commands = started.getOutputStream();

@@ -24,8 +24,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Each child leads a process group of its own, so that close ends descendants that left its line
- * of descent (a double fork), and the watchdog ends every group when the gateway is SIGKILLed.
- * Linux with util-linux setsid only: elsewhere the platform gives no group (docs/reference.md).
+ * of descent (a double fork), and carries a cookie in its environment, so that close also ends
+ * descendants that left its group and session (setsid); the watchdog ends both when the gateway is
+ * SIGKILLed. Linux with util-linux setsid only: elsewhere the platform gives no group
+ * (docs/reference.md).
  */
 class ChildContainmentTest {
 
@@ -74,6 +76,28 @@ class ChildContainmentTest {
     return Long.parseLong(stat.substring(stat.lastIndexOf(')') + 2).split(" ")[2]);
   }
 
+  /** The grandchild's pid, once it leads a session (and group) of its own, away from the child's. */
+  private long escaped(String pid) {
+    long p = stray(pid);
+    Await.until("process " + p + " to lead a session of its own", WAIT, () -> {
+      try {
+        return processGroup(p) == p;
+      } catch (IOException e) {
+        throw new AssertionError("process " + p + " is gone", e);
+      }
+    });
+    return p;
+  }
+
+  /**
+   * A grandchild that calls setsid and whose parent exits at once: out of the child's group,
+   * session and line of descent. setsid(1) does not fork (a background job of a non-interactive
+   * shell leads no group), so {@code $!} is the grandchild itself.
+   */
+  private static String escapee(String sigterm) {
+    return "( setsid sh -c '" + sigterm + "exec sleep 600' </dev/null >/dev/null 2>&1 & echo $! )";
+  }
+
   private static void awaitDead(long pid) {
     Await.until("process " + pid + " to be gone", WAIT, () -> !ChildProcessTest.running(pid));
   }
@@ -118,11 +142,56 @@ class ChildContainmentTest {
     assertThat(logBytes.toString(StandardCharsets.UTF_8)).contains("sending SIGKILL");
   }
 
-  /** Each child: ignores SIGTERM and stdin EOF, with a grandchild, a double-forked one and a stubborn one. */
+  @Test
+  void aGrandchildThatStartedASessionOfItsOwnIsEndedWhenTheChildIsClosed() throws Exception {
+    ChildProcessTest.Recorder out = new ChildProcessTest.Recorder();
+    sh(escapee("") + "; exec cat", out);
+    long grandchild = escaped(out.awaitLine(0));
+
+    started.getFirst().close(); // the child exits on stdin EOF at once: only its cookie finds the grandchild
+
+    awaitDead(grandchild);
+    assertThat(logBytes.toString(StandardCharsets.UTF_8)).contains("'s descendants still running").contains("SIGTERM");
+  }
+
+  @Test
+  void aGrandchildInASessionOfItsOwnThatIgnoresSigtermIsKilled() throws Exception {
+    ChildProcessTest.Recorder out = new ChildProcessTest.Recorder();
+    sh(escapee("trap \"\" TERM; ") + "; exec cat", out);
+    long grandchild = escaped(out.awaitLine(0));
+
+    started.getFirst().close();
+
+    awaitDead(grandchild);
+    assertThat(logBytes.toString(StandardCharsets.UTF_8)).contains("sending SIGKILL");
+  }
+
+  @Test
+  void closingAChildLeavesAnotherChildsEscapedGrandchildAlone() throws Exception {
+    ChildProcessTest.Recorder outA = new ChildProcessTest.Recorder();
+    ChildProcessTest.Recorder outB = new ChildProcessTest.Recorder();
+    ChildProcess a = sh(escapee("") + "; exec cat", outA);
+    ChildProcess b = sh(escapee("") + "; exec cat", outB);
+    long ofA = escaped(outA.awaitLine(0));
+    long ofB = escaped(outB.awaitLine(0));
+
+    a.close();
+
+    awaitDead(ofA);
+    assertThat(ChildProcessTest.running(ofB)).as("the other child's grandchild").isTrue();
+    b.close();
+    awaitDead(ofB);
+  }
+
+  /**
+   * Each child: ignores SIGTERM and stdin EOF, with a grandchild, a double-forked one, a stubborn
+   * one, and one that left the child's session (setsid) and also ignores SIGTERM.
+   */
   private static final String HOSTILE = "trap '' TERM; echo $$;"
       + " sleep 600 </dev/null >/dev/null 2>&1 & echo $!;"
       + " sh -c 'sleep 600 </dev/null >/dev/null 2>&1 & echo $!';"
       + " sh -c 'trap \"\" TERM; while :; do sleep 1; done' </dev/null >/dev/null 2>&1 & echo $!;"
+      + " " + escapee("") + ";"
       + " echo done; exec 0</dev/null; while :; do sleep 1; done";
 
   @Test
@@ -145,7 +214,7 @@ class ChildContainmentTest {
       }
     }, dev.mcpstdio.testing.Threads.VIRTUAL);
     ready.get(WAIT.toSeconds(), TimeUnit.SECONDS);
-    assertThat(tree).hasSize(3 * 4);
+    assertThat(tree).hasSize(3 * 5);
     assertThat(tree).allMatch(ChildProcessTest::running);
 
     probe.destroyForcibly(); // SIGKILL: no shutdown hook, no ladder in the gateway

@@ -171,6 +171,59 @@ class ServeChildrenTest {
     }
   }
 
+  /**
+   * A grandchild that left its child's group and session (setsid) and ignores SIGTERM: ended by
+   * the gateway's graceful stop (its cookie), like the child. Linux with util-linux setsid.
+   */
+  @Test
+  void closingTheGatewayEndsAGrandchildThatStartedASessionOfItsOwn(@org.junit.jupiter.api.io.TempDir
+      java.nio.file.Path dir) throws Exception {
+    org.junit.jupiter.api.Assumptions.assumeTrue(System.getProperty("os.name").equals("Linux")
+        && java.nio.file.Files.isExecutable(java.nio.file.Path.of("/usr/bin/setsid")), "Linux with setsid");
+    java.nio.file.Path pidFile = dir.resolve("grandchild");
+    ServeHarness serve = start(shAfterInit("( setsid sh -c 'trap \"\" TERM; exec sleep 600' </dev/null >/dev/null 2>&1"
+        + " & echo $! > '" + pidFile + ".new' ); mv '" + pidFile + ".new' '" + pidFile + "'; cat >/dev/null"));
+    long grandchild = -1;
+    boolean stopped = false;
+    try {
+      serve.initialize();
+      Await.until("the grandchild's pid", Duration.ofSeconds(10), () -> java.nio.file.Files.exists(pidFile));
+      grandchild = Long.parseLong(java.nio.file.Files.readString(pidFile).trim());
+      long pid = grandchild;
+      Await.until("the grandchild to lead a session of its own", Duration.ofSeconds(10), () -> {
+        try {
+          String stat = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/" + pid + "/stat"));
+          return stat.substring(stat.lastIndexOf(')') + 2).split(" ")[2].equals(Long.toString(pid));
+        } catch (java.io.IOException e) {
+          throw new AssertionError("the grandchild is gone", e);
+        }
+      });
+
+      stopped = true;
+      serve.close();
+
+      Await.until("grandchild " + pid + " to be gone", Duration.ofSeconds(10),
+          () -> ProcessHandle.of(pid).map(p -> !p.isAlive()).orElse(true) || zombie(pid));
+    } finally {
+      if (!stopped) {
+        serve.close();
+      }
+      if (grandchild > 0) {
+        ProcessHandle.of(grandchild).ifPresent(ProcessHandle::destroyForcibly);
+      }
+    }
+  }
+
+  /** A zombie has exited; reaping an orphan is the test machine's init's job, not the gateway's. */
+  private static boolean zombie(long pid) {
+    try {
+      String stat = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/" + pid + "/stat"));
+      return stat.charAt(stat.lastIndexOf(')') + 2) == 'Z';
+    } catch (java.io.IOException | RuntimeException e) {
+      return true;
+    }
+  }
+
   @Test
   void callbackLinesOnTheChildsStderrAreRecognisedAndBrokenOnesLoggedWithAWarning() throws Exception {
     ChildSpec child = shAfterInit("echo '__CALLBACK__{\"type\":\"confirm\",\"id\":\"c1\",\"sessionId\":\"s\",\"message\":\"ok?\"}' >&2;"
