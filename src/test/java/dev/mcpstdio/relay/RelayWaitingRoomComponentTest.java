@@ -39,6 +39,21 @@ class RelayWaitingRoomComponentTest {
         : FakeMcpServer.standard(e));
   }
 
+  /** A relay with room for one request, and call 1 ("held") in flight upstream. */
+  private static RelayHarness withOneInFlight(FakeMcpServer server) {
+    RelayHarness relay = RelayHarness.startWithBounds(server.url(), ONE_AT_A_TIME);
+    relay.initialize();
+    relay.send(call(1, "held"));
+    Await.until("the first call is upstream", () -> server.posts("tools/call").size() == 1);
+    return relay;
+  }
+
+  /** A ping answered: it went through the same room, so everything before it is done. */
+  private static void pingThrough(RelayHarness relay) {
+    relay.send("{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\"}");
+    relay.answerTo("9");
+  }
+
   /**
    * The one call in flight needs the host's answer to the server's question before it can end;
    * the host sends another call and then the answer. The answer must reach the server although
@@ -78,18 +93,14 @@ class RelayWaitingRoomComponentTest {
   void aRequestCancelledWhileItWaitsIsNeverSent() {
     CountDownLatch release = new CountDownLatch(1);
     try (FakeMcpServer server = holding(release);
-        RelayHarness relay = RelayHarness.startWithBounds(server.url(), ONE_AT_A_TIME)) {
-      relay.initialize();
-      relay.send(call(1, "held"));
-      Await.until("the first call is upstream", () -> server.posts("tools/call").size() == 1);
+        RelayHarness relay = withOneInFlight(server)) {
       relay.send(call(2, "plain"));
       relay.send(cancel(2));
       Await.until("the waiting call withdrawn",
           () -> relay.log().contains("request 2 was cancelled while it waited for room; it was never sent"));
       release.countDown();
       assertThat(relay.answerTo("1")).contains("\"held\":true");
-      relay.send("{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\"}");
-      relay.answerTo("9"); // the ping went through the same room: everything before it is done
+      pingThrough(relay);
       assertThat(server.posts("tools/call")).hasSize(1);
       assertThat(server.posts("notifications/cancelled")).isEmpty();
       assertThat(relay.stdout.snapshot()).noneMatch(l -> RelayHarness.hasId(l, "2"));
@@ -101,18 +112,14 @@ class RelayWaitingRoomComponentTest {
   void aCancelOfTheCallInFlightGoesOutPastTheWaitingOnes() {
     CountDownLatch release = new CountDownLatch(1);
     try (FakeMcpServer server = holding(release);
-        RelayHarness relay = RelayHarness.startWithBounds(server.url(), ONE_AT_A_TIME)) {
-      relay.initialize();
-      relay.send(call(1, "held"));
-      Await.until("the first call is upstream", () -> server.posts("tools/call").size() == 1);
+        RelayHarness relay = withOneInFlight(server)) {
       relay.send(call(2, "plain"));
       relay.send(cancel(1));
       Await.until("the cancel reached the server", () -> server.posts("notifications/cancelled").size() == 1);
       assertThat(server.posts("tools/call")).as("the second call still waits").hasSize(1);
       release.countDown(); // the server ignores the cancel and answers late: dropped
       assertThat(relay.answerTo("2")).contains("\"text\":\"ok\"");
-      relay.send("{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\"}");
-      relay.answerTo("9");
+      pingThrough(relay);
       assertThat(relay.stdout.snapshot()).noneMatch(l -> RelayHarness.hasId(l, "1"));
     }
   }
@@ -122,10 +129,7 @@ class RelayWaitingRoomComponentTest {
   void waitingRequestsKeepTheirOrderAndANotificationStaysBehindThem() {
     CountDownLatch release = new CountDownLatch(1);
     try (FakeMcpServer server = holding(release);
-        RelayHarness relay = RelayHarness.startWithBounds(server.url(), ONE_AT_A_TIME)) {
-      relay.initialize();
-      relay.send(call(1, "held"));
-      Await.until("the first call is upstream", () -> server.posts("tools/call").size() == 1);
+        RelayHarness relay = withOneInFlight(server)) {
       relay.send(call(2, "plain"));
       relay.send(call(3, "plain"));
       relay.send("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/roots/list_changed\"}");
@@ -145,10 +149,7 @@ class RelayWaitingRoomComponentTest {
   void atStdinsEndTheWaitingRequestsAreStillSent() {
     CountDownLatch release = new CountDownLatch(1);
     try (FakeMcpServer server = holding(release);
-        RelayHarness relay = RelayHarness.startWithBounds(server.url(), ONE_AT_A_TIME)) {
-      relay.initialize();
-      relay.send(call(1, "held"));
-      Await.until("the first call is upstream", () -> server.posts("tools/call").size() == 1);
+        RelayHarness relay = withOneInFlight(server)) {
       relay.send(call(2, "plain"));
       relay.send(call(3, "plain"));
       relay.stdin.close();
@@ -166,10 +167,7 @@ class RelayWaitingRoomComponentTest {
   void aShutdownAnswersTheWaitingRequests() {
     CountDownLatch release = new CountDownLatch(1);
     try (FakeMcpServer server = holding(release);
-        RelayHarness relay = RelayHarness.startWithBounds(server.url(), ONE_AT_A_TIME)) {
-      relay.initialize();
-      relay.send(call(1, "held"));
-      Await.until("the first call is upstream", () -> server.posts("tools/call").size() == 1);
+        RelayHarness relay = withOneInFlight(server)) {
       relay.send(call(2, "plain"));
       relay.send(call(3, "plain"));
       relay.send("{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"ping\"}");
