@@ -42,7 +42,7 @@ public final class ConnectivityCheck {
       if (auth == null) {
         outcome = upstream.post(Call.internal(probe));
       } else {
-        upstream.authorization(auth);
+        upstream.requests().authorization(auth);
         outcome = Interceptor.run(java.util.List.of(new AuthLink(auth)), upstream::post, Call.internal(probe));
       }
       return report(outcome, upstream, log);

@@ -1,6 +1,5 @@
 package dev.mcpstdio.relay;
 
-import dev.mcpstdio.Version;
 import dev.mcpstdio.jsonrpc.JsonRpcCodec;
 import dev.mcpstdio.jsonrpc.JsonRpcMessage;
 import dev.mcpstdio.jsonrpc.MalformedMessageException;
@@ -62,15 +61,11 @@ final class LegacySseUpstream {
   private volatile dev.mcpstdio.jsonrpc.JsonRpcId replayId; // the handshake being replayed
   private volatile CompletableFuture<Void> replayAnswered = new CompletableFuture<>();
 
-  private volatile Authorization auth; // null unless the relay signs in itself
+  private final UpstreamRequests requests; // the stream and the POSTs carry the relay's own login, if any
 
-  /** The stream and the POSTs carry the relay's own login; the stream signs in first when there is none. */
-  void authorization(Authorization authorization) {
-    this.auth = authorization;
-  }
-
-  LegacySseUpstream(HttpClient client, RelayConfig config, Log log, Inbound inbound, Consumer<String> streamLost,
-      Sleeper sleeper, InitializeMemory memory) {
+  LegacySseUpstream(HttpClient client, UpstreamRequests requests, RelayConfig config, Log log, Inbound inbound,
+      Consumer<String> streamLost, Sleeper sleeper, InitializeMemory memory) {
+    this.requests = requests;
     this.memory = memory;
     this.client = client;
     this.config = config;
@@ -275,9 +270,7 @@ final class LegacySseUpstream {
   }
 
   private int postRaw(URI target, byte[] body) throws IOException, InterruptedException {
-    HttpRequest request = withHeaders(HttpRequest.newBuilder(target).timeout(config.readTimeout()))
-        .header("Content-Type", "application/json")
-        .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build();
+    HttpRequest request = requests.endpointPost(target, body, null).build();
     return client.send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
   }
 
@@ -294,7 +287,7 @@ final class LegacySseUpstream {
       log.warn("the server's endpoint is not http(s); ignored");
       return null;
     }
-    if (!sameOrigin(resolved, config.url()) && (!config.headers().isEmpty() || auth != null)) {
+    if (!sameOrigin(resolved, config.url()) && (!config.headers().isEmpty() || requests.authorization() != null)) {
       log.warn("the server named an endpoint on another origin (" + Relay.origin(resolved)
           + "); refused, since the relay's headers (credentials) would go with it");
       return null;
@@ -316,9 +309,7 @@ final class LegacySseUpstream {
   }
 
   private HttpRequest streamRequest() throws InterruptedException {
-    HttpRequest.Builder b = HttpRequest.newBuilder(config.url()).GET().header("Accept", "text/event-stream")
-        .header("Cache-Control", "no-cache");
-    Authorization a = auth;
+    Authorization a = requests.authorization();
     if (a != null) {
       try {
         a.header(); // the stream comes first on this transport: sign in before opening it
@@ -326,20 +317,7 @@ final class LegacySseUpstream {
         log.warn("not signed in to the server: " + e.getMessage());
       }
     }
-    return withHeaders(b).build();
-  }
-
-  private HttpRequest.Builder withHeaders(HttpRequest.Builder b) {
-    b.setHeader("User-Agent", "mcp-stdio/" + Version.get());
-    for (Header h : config.headers()) {
-      b.setHeader(h.name(), h.value());
-    }
-    Authorization a = auth;
-    String current = a == null ? null : a.current();
-    if (current != null) {
-      b.setHeader("Authorization", current);
-    }
-    return b;
+    return requests.eventStream().build();
   }
 
   /**
@@ -359,14 +337,8 @@ final class LegacySseUpstream {
       call.handover().complete(null);
       return Outcome.Failed.of(Outcome.Kind.TRANSPORT, "already answered");
     }
-    HttpRequest.Builder builder = withHeaders(HttpRequest.newBuilder(target).timeout(config.readTimeout()))
-        .header("Content-Type", "application/json")
-        .POST(HttpRequest.BodyPublishers.ofByteArray(call.body()));
-    String authorization = call.headers().get("authorization"); // the login AuthLink chose for this attempt
-    if (authorization != null) {
-      builder.setHeader("Authorization", authorization);
-    }
-    HttpRequest request = builder.build();
+    // the login AuthLink chose for this attempt, if any
+    HttpRequest request = requests.endpointPost(target, call.body(), call.headers().get("authorization")).build();
     try {
       HttpResponse<Void> response = client.send(request, HttpResponse.BodyHandlers.discarding());
       call.handover().complete(null);

@@ -130,7 +130,8 @@ public final class Relay {
     this.reusedIds = new ReusedIds(ledger);
     this.answers = new HostAnswers(ledger, gate, reusedIds, log);
     Inbound inbound = answers;
-    this.upstream = new Upstream(client, config, log, sweeper, inbound, sleeper, budget);
+    UpstreamRequests requests = new UpstreamRequests(config);
+    this.upstream = new Upstream(client, requests, config, log, sweeper, inbound, sleeper, budget);
     upstream.onClientDied(why -> fail(why, "the relay's HTTP client stopped; restart the relay"));
     this.serverStream =
         new ServerStream(upstream, session, config.streamReadTimeout(), sleeper, log);
@@ -155,15 +156,11 @@ public final class Relay {
     if (auth != null) { // last: every attempt, the relay's own re-initializations included, carries the login
       chain.add(new AuthLink(auth));
       legacyChain.add(new AuthLink(auth));
-      upstream.authorization(auth);
-      serverStream.authorization(auth);
+      requests.authorization(auth); // every request, of either transport, carries the login at hand
     }
     this.legacyLinks = List.copyOf(legacyChain);
     this.legacy = config.transport() == RelayConfig.Transport.STREAMABLE_HTTP ? null
-        : new LegacySseUpstream(client, config, log, inbound, this::streamLost, sleeper, memory);
-    if (legacy != null && auth != null) {
-      legacy.authorization(auth);
-    }
+        : new LegacySseUpstream(client, requests, config, log, inbound, this::streamLost, sleeper, memory);
     this.usingLegacy = config.transport() == RelayConfig.Transport.SSE;
     this.transportDecided = config.transport() != RelayConfig.Transport.AUTO;
     this.links = List.copyOf(chain);

@@ -112,12 +112,6 @@ final class ServerStream {
     }
   }
 
-  private volatile Authorization auth; // null unless the relay signs in itself
-
-  /** A 401 on the stream renews the relay's login (refresh, else sign-in) before the stream is reopened. */
-  void authorization(Authorization authorization) {
-    this.auth = authorization;
-  }
 
   private Duration backoff = INITIAL_BACKOFF;
   private String lastEventId;
@@ -131,7 +125,7 @@ final class ServerStream {
       generation = s.generation();
     }
     Map<String, String> headers = new java.util.LinkedHashMap<>(SessionLink.sessionHeaders(s));
-    Authorization a = auth;
+    Authorization a = upstream.requests().authorization(); // a 401 renews it (refresh, else sign-in) before reopening
     // The login this stream is opened with, fixed now: a 401 must renew this one, not whichever
     // the relay holds by the time the refusal arrives (that may be a newer, good one).
     String sent = a == null ? null : a.current();

@@ -19,8 +19,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
 import java.time.Duration;
-import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
@@ -57,25 +55,14 @@ final class Upstream {
   /** Delay before resuming when the server did not ask for one with {@code retry:}. */
   static final Duration DEFAULT_RESUME_DELAY = Duration.ofMillis(500);
 
-  /** Built-in POST headers; a user's {@code -H} pin of the same name replaces them. */
-  private static final Map<String, String> POST_DEFAULTS =
-      Map.of("Content-Type", "application/json", "Accept", "application/json, text/event-stream");
-
-  private final List<String[]> postHeaders;
-  private final List<String[]> otherHeaders;
-  /** The JDK client has no "no timeout" value for a request; a year is as good. */
-  private static final Duration FOREVER = Duration.ofDays(365);
-
   private final HttpClient client;
-  private final URI url;
   private final RelayConfig config;
   private final Log log;
   private final IdleWatchdog.Sweeper sweeper;
   private final Inbound inbound;
   private final Sleeper sleeper;
-  private final Map<String, String[]> baseHeaders; // lower-case name -> {name, value}
   private final Set<ResponseReader> active = ConcurrentHashMap.newKeySet();
-  private final HttpClient.Version version;
+  private final UpstreamRequests requests;
   private final MessageBudget budget;
 
   Upstream(
@@ -85,12 +72,16 @@ final class Upstream {
       IdleWatchdog.Sweeper sweeper,
       Inbound inbound,
       Sleeper sleeper) {
-    this(client, config, log, sweeper, inbound, sleeper, MessageBudget.UNBOUNDED);
+    this(client, new UpstreamRequests(config), config, log, sweeper, inbound, sleeper, MessageBudget.UNBOUNDED);
   }
 
-  /** @param budget what every body read from the server is charged to while it is held */
+  /**
+   * @param requests the factory of every request this transport sends
+   * @param budget what every body read from the server is charged to while it is held
+   */
   Upstream(
       HttpClient client,
+      UpstreamRequests requests,
       RelayConfig config,
       Log log,
       IdleWatchdog.Sweeper sweeper,
@@ -100,44 +91,24 @@ final class Upstream {
     this.budget = budget;
     this.client = client;
     this.sleeper = sleeper;
-    this.url = config.url();
     this.config = config;
     this.log = log;
     this.sweeper = sweeper;
     this.inbound = inbound;
-    this.version =
-        "https".equalsIgnoreCase(url.getScheme())
-            ? HttpClient.Version.HTTP_2
-            : HttpClient.Version.HTTP_1_1;
-    Map<String, String[]> base = new LinkedHashMap<>();
-    put(base, "User-Agent", "mcp-stdio/" + Version.get());
-    put(base, "Accept-Encoding", "identity"); // bodies are size-bounded; a -H pin may opt in
-    for (Header h : config.headers()) {
-      put(base, h.name(), h.value());
-    }
-    this.baseHeaders = base;
-    this.postHeaders = merged(POST_DEFAULTS);
-    this.otherHeaders = merged(Map.of());
+    this.requests = requests;
   }
 
-  private volatile Authorization auth; // null unless the relay signs in itself
-
-  /** Requests without an Authorization header of their call's (streams, DELETE) carry the login at hand. */
-  void authorization(Authorization authorization) {
-    this.auth = authorization;
+  /** The factory every request of this transport is built by (and the relay's login with it). */
+  UpstreamRequests requests() {
+    return requests;
   }
-
-  private static void put(Map<String, String[]> headers, String name, String value) {
-    headers.put(name.toLowerCase(Locale.ROOT), new String[] {name, value});
-  }
-
 
   /** Sends one attempt of {@code call} and reads its reply to the end. */
   Outcome post(Call call) throws InterruptedException {
     CompletableFuture<Void> sent = new CompletableFuture<>();
     sent.whenComplete((ok, error) -> call.handover().complete(null));
     HttpRequest.Builder request =
-        request(postHeaders, call.headers()).POST(new HandoverPublisher(call.body(), sent));
+        requests.post(call.headers(), new HandoverPublisher(call.body(), sent));
     Delivery delivery = new Delivery(call);
     HttpResponse<ResponseReader.Result> response;
     try {
@@ -305,15 +276,8 @@ final class Upstream {
       Delivery delivery,
       IntConsumer onResponse)
       throws InterruptedException {
-    Map<String, String> headers = new LinkedHashMap<>(callHeaders);
-    headers.put("accept", "text/event-stream"); // required on GET, whatever was pinned
-    HttpRequest.Builder request = request(otherHeaders, headers).GET();
-    // A stream may send nothing, headers included, until it has an event (some servers commit
-    // the response only then): its own idle bound applies, not --timeout-read; zero means none.
-    request.timeout(idleTimeout.isZero() ? FOREVER : idleTimeout);
-    if (resumableId(lastEventId) != null) {
-      request.header("Last-Event-ID", lastEventId);
-    }
+    HttpRequest.Builder request =
+        requests.stream(callHeaders, resumableId(lastEventId) != null ? lastEventId : null, idleTimeout);
     Delivery target = delivery != null ? delivery : new Delivery(null);
     try {
       HttpResponse<ResponseReader.Result> response =
@@ -326,7 +290,7 @@ final class Upstream {
 
   /** Ends the session at the server; returns the status, or -1 when it could not be sent. */
   int delete(Map<String, String> callHeaders, Duration timeout) throws InterruptedException {
-    HttpRequest request = request(otherHeaders, callHeaders).timeout(timeout).DELETE().build();
+    HttpRequest request = requests.delete(callHeaders, timeout).build();
     try {
       return client.send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
     } catch (IOException e) {
@@ -341,34 +305,6 @@ final class Upstream {
     }
   }
 
-  /**
-   * Headers in rising precedence: built-ins, the user's pins, then the call's own. The first two
-   * are merged once, up front; {@code setHeader} replaces case-insensitively, so the call's own
-   * are simply set last.
-   */
-  private HttpRequest.Builder request(List<String[]> fixed, Map<String, String> callHeaders) {
-    HttpRequest.Builder builder =
-        HttpRequest.newBuilder(url).version(version).timeout(config.readTimeout());
-    for (String[] header : fixed) {
-      builder.setHeader(header[0], header[1]);
-    }
-    callHeaders.forEach(builder::setHeader);
-    Authorization a = auth;
-    if (a != null && !callHeaders.containsKey("authorization")) {
-      String current = a.current();
-      if (current != null) {
-        builder.setHeader("Authorization", current);
-      }
-    }
-    return builder;
-  }
-
-  private List<String[]> merged(Map<String, String> builtIns) {
-    Map<String, String[]> merged = new LinkedHashMap<>();
-    builtIns.forEach((name, value) -> put(merged, name, value));
-    merged.putAll(baseHeaders);
-    return List.copyOf(merged.values());
-  }
 
   private HttpResponse<ResponseReader.Result> send(HttpRequest request, Delivery delivery)
       throws IOException, InterruptedException {
