@@ -25,14 +25,15 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
 /**
- * The legacy HTTP+SSE transport (MCP 2024-11-05), client side.
+ * The HTTP+SSE (2024-11-05) transport, client side.
  *
  * <p>A GET event stream carries everything the server says; its first event, {@code endpoint},
  * names where each message is POSTed (resolved against the stream's URL). POSTs are answered 2xx
  * with no message: answers arrive on the stream and reach the host through {@link Inbound}. When
  * the stream is lost, every request still waiting can no longer be answered, so
  * {@code streamLost} is told (the relay answers each with an error), and the stream is reopened
- * after {@link #RECONNECT_DELAY}; POSTs wait for the new endpoint.
+ * after the {@link RetryPolicy} reconnect schedule (1 s after a stream that worked, doubling to
+ * 30 s while reopening fails); POSTs wait for the new endpoint.
  *
  * <p>On this transport the session is the stream: a new stream is a new, uninitialised session
  * on the server. So after a reconnect the host's own handshake is replayed (a relay-owned id; its
@@ -42,8 +43,6 @@ import java.util.function.Consumer;
  * it. Silence on the stream longer than {@code --sse-read-timeout} counts as a loss.
  */
 final class LegacySseUpstream {
-
-  static final Duration RECONNECT_DELAY = Duration.ofSeconds(1);
 
   private final HttpClient client;
   private final RelayConfig config;
@@ -111,6 +110,7 @@ final class LegacySseUpstream {
 
   private void readLoop(CompletableFuture<String> firstFailure) {
     boolean connected = false;
+    RetryPolicy.Reconnects reconnects = RetryPolicy.reconnects();
     while (!stopped) {
       String loss;
       try {
@@ -124,6 +124,7 @@ final class LegacySseUpstream {
           }
         } else {
           connected = true;
+          reconnects.worked();
           loss = read(response.body());
         }
       } catch (IOException e) {
@@ -144,9 +145,10 @@ final class LegacySseUpstream {
       if (stopped) {
         return;
       }
-      lost(loss);
+      Duration wait = reconnects.failed();
+      lost(loss, wait);
       try {
-        sleeper.sleep(RECONNECT_DELAY);
+        sleeper.sleep(wait);
       } catch (InterruptedException e) {
         return;
       }
@@ -207,10 +209,10 @@ final class LegacySseUpstream {
     }
   }
 
-  private void lost(String reason) {
+  private void lost(String reason, Duration wait) {
     CompletableFuture<URI> old = endpoint.getAndSet(new CompletableFuture<>());
     old.cancel(false);
-    log.warn(reason + "; reconnecting in " + RECONNECT_DELAY.toMillis() + " ms");
+    log.warn(reason + "; reconnecting in " + wait.toMillis() + " ms");
     streamLost.accept(reason);
   }
 

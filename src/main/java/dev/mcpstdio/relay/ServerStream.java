@@ -16,15 +16,12 @@ import java.util.concurrent.TimeoutException;
  * session), and the relay then does without, quietly.
  *
  * <p>The stream is reopened whenever it ends: after the server's {@code retry:} delay (bounded to
- * 100 ms .. 5 min) or a backoff (1 s doubling to 30 s while attempts fail, or while streams end
- * without a single message), resuming with {@code Last-Event-ID} when the server numbered its
+ * 100 ms .. 5 min) or the {@link RetryPolicy} reconnect schedule (1 s doubling to 30 s while
+ * attempts fail, or while streams end without a single message), resuming with {@code Last-Event-ID} when the server numbered its
  * events. A 404 means the session is gone: the stream waits for the session to be
  * re-established (by the next request's recovery) and starts afresh on the new one.
  */
 final class ServerStream {
-
-  static final Duration INITIAL_BACKOFF = Duration.ofSeconds(1);
-  static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
 
   private final Upstream upstream;
   private final SessionState session;
@@ -97,7 +94,7 @@ final class ServerStream {
         continue; // the session changed: reopen on the new one
       } catch (RuntimeException e) {
         log.warn("GET stream failed: " + e);
-        wait = nextBackoff();
+        wait = reconnects.failed();
       }
       if (wait == null) {
         return;
@@ -113,7 +110,7 @@ final class ServerStream {
   }
 
 
-  private Duration backoff = INITIAL_BACKOFF;
+  private final RetryPolicy.Reconnects reconnects = RetryPolicy.reconnects();
   private String lastEventId;
   private long generation = -1;
 
@@ -152,15 +149,15 @@ final class ServerStream {
       try {
         String renewed = a.renew(sent, 401, List.of());
         // at once only with a different login; the same one refused again waits like any failure
-        return renewed != null && !renewed.equals(sent) ? Duration.ZERO : nextBackoff();
+        return renewed != null && !renewed.equals(sent) ? Duration.ZERO : reconnects.failed();
       } catch (Authorization.Unavailable e) {
         log.warn("the GET stream was refused (HTTP 401) and renewing the login failed: " + e.getMessage());
-        return nextBackoff();
+        return reconnects.failed();
       }
     }
     if (status != 200) {
       log.debug("GET stream unavailable (" + (status < 0 ? result.failure() : "HTTP " + status) + ")");
-      return nextBackoff();
+      return reconnects.failed();
     }
     if (result.body().lastEventId() != null) {
       lastEventId = result.body().lastEventId();
@@ -170,16 +167,10 @@ final class ServerStream {
     }
     if (result.delivered() == 0) {
       // A stream that ends without a single message would otherwise be reopened in a hot loop.
-      return max(nextBackoff(), Upstream.boundedRetry(result.body().retryMillis(), Duration.ZERO));
+      return max(reconnects.failed(), RetryPolicy.serverRetry(result.body().retryMillis(), Duration.ZERO));
     }
-    backoff = INITIAL_BACKOFF;
-    return Duration.ofMillis(Upstream.boundedRetry(result.body().retryMillis(), INITIAL_BACKOFF));
-  }
-
-  private Duration nextBackoff() {
-    Duration wait = backoff;
-    backoff = backoff.multipliedBy(2).compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : backoff.multipliedBy(2);
-    return wait;
+    reconnects.worked();
+    return Duration.ofMillis(RetryPolicy.serverRetry(result.body().retryMillis(), RetryPolicy.FIRST_RECONNECT));
   }
 
   private static Duration max(Duration a, long millis) {

@@ -46,14 +46,9 @@ import javax.net.ssl.SSLHandshakeException;
  */
 final class Upstream {
 
-  /** Consecutive resumptions that deliver nothing before the relay gives up on a stream. */
-  static final int MAX_RESUME_ATTEMPTS = 5;
-
   /** How long a request's stream may stay open and silent after carrying the answer. */
   static final Duration ANSWERED_GRACE = Duration.ofSeconds(1);
 
-  /** Delay before resuming when the server did not ask for one with {@code retry:}. */
-  static final Duration DEFAULT_RESUME_DELAY = Duration.ofMillis(500);
 
   private final HttpClient client;
   private final RelayConfig config;
@@ -182,8 +177,8 @@ final class Upstream {
         && call.isRequest()
         && resumableId(last.lastEventId()) != null
         && last.retryable()
-        && fruitless < MAX_RESUME_ATTEMPTS) {
-      long delay = boundedRetry(last.retryMillis(), DEFAULT_RESUME_DELAY);
+        && fruitless < RetryPolicy.MAX_FRUITLESS_RESUMES) {
+      long delay = RetryPolicy.serverRetry(last.retryMillis(), RetryPolicy.RESUME_DELAY);
       log.info(
           "response stream for id "
               + call.requestId()
@@ -226,18 +221,6 @@ final class Upstream {
       case JsonRpcMessage.Batch b -> b.members().stream().anyMatch(m -> m instanceof JsonRpcMessage.Request);
       default -> false;
     };
-  }
-
-  /** Longest wait honoured from a server's {@code retry:} field. */
-  static final Duration MAX_RETRY = Duration.ofMinutes(5);
-
-  /** Shortest wait between reconnections, whatever {@code retry:} says (no hot loop). */
-  static final Duration MIN_RETRY = Duration.ofMillis(100);
-
-  /** The server's {@code retry:} delay in milliseconds, bounded; {@code fallback} when absent. */
-  static long boundedRetry(long retryMillis, Duration fallback) {
-    long ms = retryMillis >= 0 ? retryMillis : fallback.toMillis();
-    return Math.max(MIN_RETRY.toMillis(), Math.min(ms, MAX_RETRY.toMillis()));
   }
 
   /**

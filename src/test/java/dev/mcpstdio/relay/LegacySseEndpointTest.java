@@ -95,6 +95,39 @@ class LegacySseEndpointTest {
     }
   }
 
+  /**
+   * The event stream ends; the next two reopenings are refused; the third works. The waits follow
+   * the one reconnect schedule of RetryPolicy: 1 s, then doubling while reopening fails.
+   */
+  @Test
+  void aStreamThatCannotBeReopenedIsRetriedLessAndLessOften() throws Exception {
+    java.util.concurrent.atomic.AtomicInteger gets = new java.util.concurrent.atomic.AtomicInteger();
+    server.setHandler(new Handler.Abstract() {
+      @Override
+      public boolean handle(Request request, Response response, Callback callback) {
+        int n = gets.incrementAndGet();
+        if (n == 2 || n == 3) {
+          Response.writeError(request, response, callback, 503);
+          return true;
+        }
+        response.getHeaders().put("Content-Type", "text/event-stream");
+        // the first stream ends after its endpoint event; the fourth stays open
+        response.write(n == 1, ByteBuffer.wrap("event: endpoint\ndata: /messages\n\n".getBytes(StandardCharsets.UTF_8)),
+            n == 1 ? callback : Callback.NOOP);
+        return true;
+      }
+    });
+    ServerConnector connector = new ServerConnector(server);
+    connector.setHost("127.0.0.1");
+    server.addConnector(connector);
+    server.start();
+    URI url = URI.create("http://127.0.0.1:" + connector.getLocalPort() + "/sse");
+    try (RelayHarness host = RelayHarness.start(url, c -> c.withTransport(RelayConfig.Transport.SSE))) {
+      dev.mcpstdio.testing.Await.until("the fourth stream opened", () -> gets.get() >= 4);
+      assertThat(host.sleeps).startsWith(Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(4));
+    }
+  }
+
   @Test
   void sameOriginIsSchemeHostAndPortWithDefaultPortsFolded() {
     assertThat(LegacySseUpstream.sameOrigin(URI.create("http://a.example/x"), URI.create("http://A.example:80/y"))).isTrue();

@@ -100,7 +100,7 @@ class RelayEdgesComponentTest {
       relay.initialize();
       Await.until("several reopenings", () -> server.requests("GET").size() >= 4);
       List<Duration> waits = List.copyOf(relay.sleeps).subList(0, 3); // a snapshot: the relay goes on sleeping
-      assertThat(waits).allMatch(d -> d.compareTo(Upstream.MIN_RETRY) >= 0);
+      assertThat(waits).allMatch(d -> d.compareTo(RetryPolicy.MIN_SERVER_RETRY) >= 0);
       assertThat(waits.get(2)).isGreaterThan(waits.get(0)); // an empty stream backs off
     }
   }
