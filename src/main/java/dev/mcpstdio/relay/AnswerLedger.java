@@ -114,15 +114,15 @@ final class AnswerLedger implements EmitGate.Filter {
   }
 
   /**
-   * Waits up to {@code wait} until a request could be opened, without opening one. The relay's
+   * Waits up to {@code wait} until {@code requests} could be opened, without opening them. The relay's
    * one dispatcher at a time (the stdin reader, or the waiting room's usher while anything waits)
    * is the only one that opens requests, so the slot found is still free when it opens it.
    */
-  boolean awaitRoom(Duration wait) throws InterruptedException {
-    if (!slots.tryAcquire(wait.toNanos(), TimeUnit.NANOSECONDS)) {
+  boolean awaitRoom(int requests, Duration wait) throws InterruptedException {
+    if (!slots.tryAcquire(requests, wait.toNanos(), TimeUnit.NANOSECONDS)) {
       return false;
     }
-    slots.release();
+    slots.release(requests);
     return true;
   }
 

@@ -1,5 +1,6 @@
 package dev.mcpstdio.relay;
 
+import dev.mcpstdio.jsonrpc.ErrorCodes;
 import dev.mcpstdio.jsonrpc.JsonRpcErrors;
 import dev.mcpstdio.jsonrpc.JsonRpcId;
 import dev.mcpstdio.jsonrpc.JsonRpcMessage;
@@ -142,7 +143,7 @@ final class HostAnswers implements Inbound {
    *
    * @param mayBeOpen admission may have opened them in the ledger (they are then closed by this
    *     answer, once); false when they never reached it (an open entry for the id is another
-   *     request's, and stays)
+   *     request's, and stays; and a batch's invalid members, never answered either, get theirs)
    */
   void rejectRequests(JsonRpcMessage message, boolean mayBeOpen, int code, String why) {
     List<JsonRpcMessage> members = message instanceof Batch b ? b.members() : List.of(message);
@@ -151,6 +152,8 @@ final class HostAnswers implements Inbound {
         answerOwn(r.id(), code, why, null);
       } else if (m instanceof Request r) {
         reject(r.id(), code, why);
+      } else if (m instanceof JsonRpcMessage.Invalid invalid && !mayBeOpen && invalid.id() != null) {
+        reject(invalid.id(), ErrorCodes.INVALID_REQUEST, "Invalid Request: " + invalid.reason()); // its own answer
       }
     }
   }

@@ -18,7 +18,7 @@ package dev.mcpstdio.relay;
  * and the default 10 MiB messages, 28.1 MiB of 40, with 128 requests in flight. Measured: 10,000
  * pipelined calls and four concurrent 9 MB answers at that heap (docs/reliability.md).
  *
- * @param maxOpen requests in flight at most; past it the stdin reader waits for a slot
+ * @param maxOpen requests in flight at most; past it new requests wait in the {@link WaitingRoom}
  * @param messageBytes the message budget's limit in bytes
  */
 public record InFlightBounds(int maxOpen, long messageBytes) {

@@ -48,7 +48,9 @@ final class PaginateLists implements Interceptor {
   private final Log log;
   private final AtomicLong sequence = new AtomicLong();
   private final UnaryOperator<JsonRpcId> hostIds;
-  private final Map<JsonRpcId, JsonRpcId> pageInFlight = new ConcurrentHashMap<>(); // host id -> page id
+  // the request's id as it travels (a reused id's alias: a cancelled list and the list that reused
+  // its id must not share an entry) -> the page in flight
+  private final Map<JsonRpcId, JsonRpcId> pageInFlight = new ConcurrentHashMap<>();
 
   /**
    * @param hostIds the host's id behind a request's id ({@link ReusedIds#hostId}: a reused id
@@ -63,9 +65,12 @@ final class PaginateLists implements Interceptor {
     this.log = log;
   }
 
-  /** The relay-owned id of the page being fetched for the host's request {@code hostId}, or null. */
-  JsonRpcId pageInFlight(JsonRpcId hostId) {
-    return pageInFlight.get(hostId);
+  /**
+   * The relay-owned id of the page being fetched for the request that travels as {@code id} (the
+   * host's id, or the alias of a reused one), or null.
+   */
+  JsonRpcId pageInFlight(JsonRpcId id) {
+    return pageInFlight.get(id);
   }
 
   @Override
@@ -96,7 +101,7 @@ final class PaginateLists implements Interceptor {
     try {
       return fetchPages(chain, call, request, hostId, field);
     } finally {
-      pageInFlight.remove(hostId);
+      pageInFlight.remove(request.id());
     }
   }
 
@@ -117,7 +122,7 @@ final class PaginateLists implements Interceptor {
       if (page == 1) {
         pageCall.handover().whenComplete((ok, e) -> call.handover().complete(null));
       }
-      pageInFlight.put(hostId, pageId);
+      pageInFlight.put(request.id(), pageId);
       Outcome outcome = chain.proceed(pageCall);
       if (ledger.isCancelled(hostId)) {
         log.info(request.method() + " " + hostId + " was cancelled; stopped paging");

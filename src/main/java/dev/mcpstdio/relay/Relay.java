@@ -319,28 +319,39 @@ public final class Relay {
    * waiting withdraws it. Anything else keeps its place behind the requests waiting before it.
    */
   private void accept(JsonRpcMessage message, int bytes) throws InterruptedException {
-    if (message instanceof Notification n && "notifications/cancelled".equals(n.method())) {
-      JsonRpcId id = Json.id(n.bytes(), Json.field(n.bytes(), n.params(), "requestId"));
-      if (id != null && waitingRoom.withdraw(id) == WaitingRoom.Withdrawal.WITHDRAWN) {
-        log.info("request " + id + " was cancelled while it waited for room; it was never sent");
-        return;
+    if (message instanceof Notification n && isCancel(n)) {
+      switch (waitingRoom.withdraw(cancelledId(n))) {
+        case WITHDRAWN -> log.info("request " + cancelledId(n) + " was cancelled while it waited for room; it was never sent");
+        case IN_A_WAITING_BATCH -> waitBehind(message, bytes); // it must not overtake the batch's POST
+        case NOT_HERE, ON_ITS_WAY -> dispatch(message, budget.holdNow(bytes)); // never waits behind requests
       }
-      dispatch(message, budget.holdNow(bytes)); // a cancel never waits behind requests
       return;
     }
-    if (message instanceof Response || message instanceof Invalid) {
+    if (message instanceof Batch b && requestCount(b) == 0) {
+      message = withoutWithdrawn(b); // answers and cancels: they go at once, as when sent alone
+      if (message == null) {
+        return;
+      }
+    }
+    if (message instanceof Response || message instanceof Invalid
+        || message instanceof Batch b && requestCount(b) == 0) {
       dispatch(message, budget.holdNow(bytes)); // an answer to the server may be what frees room
       return;
     }
     int requests = requestCount(message);
     if (waitingRoom.isEmpty()) {
       MessageBudget.Hold hold = requests == 0 ? budget.holdNow(bytes)
-          : ledger.hasRoomFor(requests) ? budget.tryHoldRequest(bytes) : null;
+          : ledger.hasRoomFor(Math.min(requests, ledger.capacity())) ? budget.tryHoldRequest(bytes) : null;
       if (hold != null) {
         dispatch(message, hold);
         return;
       }
     }
+    waitBehind(message, bytes);
+  }
+
+  /** {@code message} waits in the room behind what waits there already (or, too large for it, on this thread). */
+  private void waitBehind(JsonRpcMessage message, int bytes) throws InterruptedException {
     if (waitingRoom.fits(bytes)) {
       if (!waitingRoom.enter(message, bytes)) {
         refuseWhileStopping(message);
@@ -349,29 +360,76 @@ public final class Relay {
     }
     // Too large to wait in the room: it waits here, after everything before it (back-pressure).
     waitingRoom.awaitEmpty();
-    MessageBudget.Hold hold = requests == 0 ? budget.holdNow(bytes) : hold(message, bytes);
+    MessageBudget.Hold hold = requestCount(message) == 0 ? budget.holdNow(bytes) : hold(message, bytes);
     if (hold != null) {
       dispatch(message, hold);
     }
   }
 
-  /** The usher's part: lets in the waiting room's first message once there is room for it. */
+  /** A batch of answers and cancels without the cancels that withdrew a waiting request; null when none is left. */
+  private JsonRpcMessage withoutWithdrawn(Batch batch) throws InterruptedException {
+    List<JsonRpcMessage> kept = new ArrayList<>();
+    for (JsonRpcMessage member : batch.members()) {
+      if (member instanceof Notification n && isCancel(n)
+          && waitingRoom.withdraw(cancelledId(n)) == WaitingRoom.Withdrawal.WITHDRAWN) {
+        log.info("request " + cancelledId(n) + " was cancelled while it waited for room; it was never sent");
+      } else {
+        kept.add(member);
+      }
+    }
+    if (kept.isEmpty()) {
+      return null;
+    }
+    return kept.size() == batch.members().size() ? batch : Rewrites.batchOf(kept);
+  }
+
+  private static boolean isCancel(Notification n) {
+    return "notifications/cancelled".equals(n.method());
+  }
+
+  private static JsonRpcId cancelledId(Notification n) {
+    return Json.id(n.bytes(), Json.field(n.bytes(), n.params(), "requestId"));
+  }
+
+  /** How often the usher looks again whether the message it waits for room for was withdrawn or refused. */
+  private static final long USHER_LOOKS_AGAIN_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+
+  /**
+   * The usher's part: lets in the waiting room's first message once there is room for it, or
+   * answers it when none came within the relay's patience (counted from when it entered the room).
+   */
   private void letIn(WaitingRoom.Entry entry) throws InterruptedException {
     JsonRpcMessage message = entry.message();
     int requests = requestCount(message);
-    long deadline = System.nanoTime() + config.readTimeout().toNanos();
+    long deadline = entry.entered() + config.readTimeout().toNanos();
     MessageBudget.Hold hold = null;
     boolean slot = requests == 0;
     try {
-      hold = requests == 0 ? budget.holdNow(entry.bytes())
-          : budget.holdRequest(entry.bytes(), config.readTimeout().toNanos(), TimeUnit.NANOSECONDS);
-      if (hold != null && !slot) {
-        slot = ledger.awaitRoom(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+      if (requests == 0) {
+        hold = budget.holdNow(entry.bytes());
       }
-    } catch (InterruptedException e) {
-      // the relay is stopping and closed the room: start() fails below, and the closer answers it
+      while (hold == null && entry.pending() && deadline - System.nanoTime() > 0) {
+        hold = budget.holdRequest(entry.bytes(), Math.min(deadline - System.nanoTime(), USHER_LOOKS_AGAIN_NANOS),
+            TimeUnit.NANOSECONDS);
+      }
+      int needed = Math.min(requests, ledger.capacity()); // a larger batch takes what it can (admitMembers)
+      while (hold != null && !slot && entry.pending()) {
+        long left = deadline - System.nanoTime();
+        slot = ledger.awaitRoom(needed, Duration.ofNanos(Math.max(0, Math.min(left, USHER_LOOKS_AGAIN_NANOS))));
+        if (left <= 0) {
+          break;
+        }
+      }
+    } catch (RuntimeException | Error e) {
+      if (hold != null) {
+        hold.release();
+      }
+      if (entry.start()) { // never sent: its one answer is this
+        answers.rejectRequests(message, false, ErrorCodes.INTERNAL_ERROR, "internal relay error");
+      }
+      throw e;
     }
-    if (!entry.start()) { // withdrawn by a cancel (nothing to answer), or refused by the closer
+    if (!entry.start()) { // withdrawn by a cancel (nothing to answer), or refused by the closer (who answers)
       if (hold != null) {
         hold.release();
       }
@@ -455,7 +513,7 @@ public final class Relay {
           return false;
         }
       }
-      case Notification n when "notifications/cancelled".equals(n.method()) -> message = cancel(n);
+      case Notification n when isCancel(n) -> message = cancel(n);
       default -> {}
     }
     if (!(message instanceof Request) && !(message instanceof Batch)) {
@@ -474,16 +532,17 @@ public final class Relay {
 
   /** Opens a request in the ledger, or answers it at once when it cannot be sent. */
   private boolean admit(Request request) throws InterruptedException {
-    return admit(request, false);
+    return admit(request, config.readTimeout(), false);
   }
 
-  private boolean admit(Request request, boolean inBatch) throws InterruptedException {
+  /** @param wait how long to wait for a free slot at most */
+  private boolean admit(Request request, Duration wait, boolean inBatch) throws InterruptedException {
     if (Rewrites.isRelayOwned(request.id())) {
       answers.reject(request.id(), ErrorCodes.INVALID_REQUEST,
           "Invalid Request: ids starting with \"" + Rewrites.RELAY_ID_PREFIX + "\" are reserved by the relay");
       return false;
     }
-    switch (ledger.open(request.id(), config.readTimeout(), inBatch)) {
+    switch (ledger.open(request.id(), wait, inBatch)) {
       case DUPLICATE -> {
         if (!inBatch && answers.supersede(request.id())) { // (never one open for a host batch)
           log.info("id " + request.id() + " reused while the request cancelled under it is in flight; the new request "
@@ -513,16 +572,17 @@ public final class Relay {
    */
   private JsonRpcMessage admitMembers(Batch batch) throws InterruptedException {
     List<JsonRpcMessage> kept = new ArrayList<>();
+    long deadline = System.nanoTime() + config.readTimeout().toNanos(); // one patience for the whole batch
     for (JsonRpcMessage member : batch.members()) {
       switch (member) {
         case Invalid invalid ->
             answers.reject(invalid.id(), ErrorCodes.INVALID_REQUEST, "Invalid Request: " + invalid.reason());
         case Request request -> {
-          if (admit(request, true)) {
+          if (admit(request, Duration.ofNanos(Math.max(0, deadline - System.nanoTime())), true)) {
             kept.add(request);
           }
         }
-        case Notification n when "notifications/cancelled".equals(n.method()) -> kept.add(cancel(n));
+        case Notification n when isCancel(n) -> kept.add(cancel(n));
         default -> kept.add(member);
       }
     }
@@ -533,18 +593,19 @@ public final class Relay {
   }
 
   /**
-   * Notes a cancel here, on the reader thread, so that a response racing the cancel's own POST is
-   * already held back. A cancel for a list the relay is paging names the page in flight instead,
+   * Notes a cancel here, as it is dispatched (on the stdin reader's thread, or the usher's for one
+   * that waited behind a batch), so that a response racing the cancel's own POST is already held
+   * back. A cancel for a list the relay is paging names the page in flight instead,
    * the only id the server knows.
    */
   private Notification cancel(Notification n) {
-    JsonRpcId id = Json.id(n.bytes(), Json.field(n.bytes(), n.params(), "requestId"));
+    JsonRpcId id = cancelledId(n);
     if (id == null) {
       return n;
     }
     JsonRpcId alias = reusedIds.aliasOf(id); // the server knows a reused id by its alias
     ledger.cancel(id);
-    JsonRpcId page = pages.pageInFlight(id);
+    JsonRpcId page = pages.pageInFlight(alias != null ? alias : id);
     JsonRpcId known = page != null ? page : alias;
     return known == null ? n : Rewrites.withParam(n, "requestId", known.json());
   }

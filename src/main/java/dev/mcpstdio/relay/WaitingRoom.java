@@ -2,11 +2,13 @@ package dev.mcpstdio.relay;
 
 import dev.mcpstdio.jsonrpc.JsonRpcId;
 import dev.mcpstdio.jsonrpc.JsonRpcMessage;
+import dev.mcpstdio.jsonrpc.JsonRpcMessage.Batch;
 import dev.mcpstdio.jsonrpc.JsonRpcMessage.Request;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
+import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -20,14 +22,15 @@ import java.util.concurrent.TimeoutException;
  * <p>Without it the stdin reader itself would wait, and everything the host wrote after the
  * request would wait with it: the host's answers to the server's requests (which the calls in
  * flight may need before they can end and make room) and its cancels. With it the reader goes on
- * reading: an answer to the server goes out at once, a cancel of a request still waiting here
+ * reading: answers to the server go out at once, a cancel of a request still waiting here
  * withdraws that request (it is never sent, and as for any cancel nothing is written for it), and
  * anything else that follows a waiting request waits behind it, so that order is kept among them.
  *
- * <p>Bounded: at most {@code maxMessages} messages and {@code maxBytes} bytes wait (an empty room
- * always takes one message, however large, so progress never stops); past that the reader waits
- * for space, and the host's pipe fills: back-pressure, as before. One usher thread admits the
- * messages in order, each waiting for room at most the relay's patience, like the reader did.
+ * <p>Bounded: at most {@code maxMessages} messages and {@code maxBytes} bytes wait (a larger
+ * message never enters: see {@link #fits}); past that the reader waits for space, and the host's
+ * pipe fills: back-pressure, as before. A withdrawn request leaves at once and frees its space.
+ * One usher thread admits the messages in order; each request waits for room at most the relay's
+ * patience, counted from when it entered.
  */
 final class WaitingRoom {
 
@@ -43,14 +46,17 @@ final class WaitingRoom {
     NOT_HERE,
     /** The request was waiting: it is withdrawn and will never be sent. */
     WITHDRAWN,
-    /** The request is being let in right now: the cancel must follow it upstream. */
-    ON_ITS_WAY
+    /** The request is being let in right now: the cancel must follow it upstream (it waited for that). */
+    ON_ITS_WAY,
+    /** The request is a member of a batch that waits here: the cancel must wait behind the batch. */
+    IN_A_WAITING_BATCH
   }
 
   /** One waiting message; its state changes under its own lock. */
   static final class Entry {
     private final JsonRpcMessage message;
     private final int bytes;
+    private final long entered = System.nanoTime();
     private final CompletableFuture<Void> dispatched = new CompletableFuture<>();
     private boolean started; // guarded by this
     private boolean withdrawn; // guarded by this: the host cancelled it
@@ -69,9 +75,20 @@ final class WaitingRoom {
       return bytes;
     }
 
+    /** When it entered the room ({@link System#nanoTime}): its patience runs from then. */
+    long entered() {
+      return entered;
+    }
+
+    /** True while nothing decided its fate yet: the usher may still wait for room for it. */
+    synchronized boolean pending() {
+      return !started && !withdrawn && !refused;
+    }
+
     /**
-     * The usher has room for it: true when it may be sent, false when the host withdrew it first.
-     * After true, a cancel can no longer withdraw it and follows it upstream instead.
+     * The usher has room for it (or gives up waiting): true when it is the usher's to send or
+     * answer, false when the host withdrew it or the closer answers it. After true, a cancel can
+     * no longer withdraw it and follows it upstream instead.
      */
     synchronized boolean start() {
       if (withdrawn || refused) {
@@ -84,6 +101,10 @@ final class WaitingRoom {
     /** The request was sent (or answered here): a cancel that must follow it may go now. */
     void dispatched() {
       dispatched.complete(null);
+    }
+
+    private synchronized boolean isStarted() {
+      return started;
     }
 
     private synchronized boolean withdraw() {
@@ -102,8 +123,12 @@ final class WaitingRoom {
       return true;
     }
 
-    private synchronized boolean withdrawn() {
-      return withdrawn;
+    private boolean isRequest(JsonRpcId id) {
+      return message instanceof Request r && r.id().equals(id);
+    }
+
+    private boolean hasMember(JsonRpcId id) {
+      return message instanceof Batch b && b.members().stream().anyMatch(m -> m instanceof Request r && r.id().equals(id));
     }
   }
 
@@ -159,14 +184,34 @@ final class WaitingRoom {
   }
 
   /**
-   * A host's cancel of request {@code id}: withdraws it when it is still waiting. When it is being
-   * let in right now, waits (bounded) until it is on its way, so the cancel does not overtake it.
+   * A host's cancel of request {@code id}. A single request still waiting is withdrawn (and leaves
+   * at once, or, when the usher is waiting for room for it, as soon as the usher looks again); one
+   * being let in right now is waited for (bounded) until it is on its way, so the cancel does not
+   * overtake it.
    */
   Withdrawal withdraw(JsonRpcId id) throws InterruptedException {
     Entry found = null;
     synchronized (this) {
-      for (Entry e : waiting) {
-        if (e.message instanceof Request r && r.id().equals(id) && !e.withdrawn()) {
+      Entry head = waiting.peekFirst();
+      for (Iterator<Entry> it = waiting.iterator(); it.hasNext(); ) {
+        Entry e = it.next();
+        if (e.isRequest(id) && e.withdraw()) {
+          if (e != head) { // the usher owns the head: it leaves when the usher sees it withdrawn
+            it.remove();
+            bytes -= e.bytes;
+            e.dispatched();
+            notifyAll();
+          }
+          return Withdrawal.WITHDRAWN;
+        }
+        if (e.isRequest(id) && e.isStarted()) {
+          found = e;
+          break;
+        }
+        if (e.hasMember(id)) {
+          if (!e.isStarted()) {
+            return Withdrawal.IN_A_WAITING_BATCH;
+          }
           found = e;
           break;
         }
@@ -174,9 +219,6 @@ final class WaitingRoom {
     }
     if (found == null) {
       return Withdrawal.NOT_HERE;
-    }
-    if (found.withdraw()) {
-      return Withdrawal.WITHDRAWN; // the usher skips it (and frees its space) when it comes to it
     }
     try {
       found.dispatched.get(followBound.toMillis(), TimeUnit.MILLISECONDS);
@@ -196,53 +238,60 @@ final class WaitingRoom {
   /**
    * The relay is stopping: nothing more is let in. Returns every message that was still waiting
    * (not withdrawn, not yet let in), for the caller to answer; the one being let in right now, if
-   * any, is finished by the usher, which stops waiting for room at once.
+   * any, is finished by the usher, which stops waiting for room for a refused one when it looks again.
    */
   List<JsonRpcMessage> close() {
     List<JsonRpcMessage> left = new ArrayList<>();
-    Thread current = null;
     synchronized (this) {
       closed = true;
       Entry head = waiting.peekFirst();
-      for (Entry e : waiting) {
+      for (Iterator<Entry> it = waiting.iterator(); it.hasNext(); ) {
+        Entry e = it.next();
         if (e.refuse()) {
           left.add(e.message);
-          if (e == head) {
-            current = usherThread; // it waits for room for a message answered now: stop that wait
-          }
+        }
+        if (e != head) {
+          it.remove();
+          bytes -= e.bytes;
+          e.dispatched();
         }
       }
-      waiting.removeIf(e -> e != head);
-      bytes = head == null ? 0 : head.bytes;
       notifyAll();
-    }
-    if (current != null) {
-      current.interrupt();
     }
     return left;
   }
 
   private void usherLoop() {
-    while (true) {
-      Entry head;
-      synchronized (this) {
-        head = waiting.peekFirst();
-        if (head == null) {
-          usherThread = null;
-          return;
+    try {
+      while (true) {
+        Entry head;
+        synchronized (this) {
+          head = waiting.peekFirst();
+          if (head == null) {
+            usherThread = null;
+            return;
+          }
+        }
+        try {
+          usher.admit(head); // skips it at start() when it was withdrawn or refused meanwhile
+        } catch (InterruptedException e) {
+          // nobody interrupts the usher but the JVM's end: the head was answered or is the closer's
+        } finally {
+          Thread.interrupted();
+          head.dispatched();
+          synchronized (this) {
+            if (waiting.peekFirst() == head) {
+              waiting.pollFirst();
+              bytes -= head.bytes;
+            }
+            notifyAll();
+          }
         }
       }
-      try {
-        usher.admit(head); // skips it at start() when it was withdrawn or refused meanwhile
-      } catch (InterruptedException e) {
-        // only a close interrupts, and only while the head waits for room: it is answered by the closer
-      } finally {
-        Thread.interrupted(); // an interrupt meant for this head must not reach the next
-        head.dispatched();
-        synchronized (this) {
-          waiting.pollFirst();
-          bytes -= head.bytes;
-          notifyAll();
+    } finally {
+      synchronized (this) {
+        if (usherThread == Thread.currentThread()) {
+          usherThread = null; // died (the relay then fails as a whole: Relay.threadDied)
         }
       }
     }

@@ -20,10 +20,15 @@ class WaitingRoomTest {
     return JsonRpcCodec.parse(("{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"method\":\"ping\"}").getBytes(StandardCharsets.UTF_8));
   }
 
-  /** An usher that lets nothing in until {@code open} is counted down, and records what it let in. */
+  /**
+   * An usher that lets nothing in until {@code open} is counted down (looking again, as the
+   * relay's does, whether its message was withdrawn or refused meanwhile), and records what it let in.
+   */
   private static WaitingRoom room(int messages, long bytes, CountDownLatch open, List<JsonRpcMessage> letIn) {
     return new WaitingRoom(messages, bytes, Duration.ofSeconds(5), entry -> {
-      open.await();
+      while (entry.pending() && !open.await(20, java.util.concurrent.TimeUnit.MILLISECONDS)) {
+        // waiting for room
+      }
       if (entry.start()) {
         letIn.add(entry.message());
         entry.dispatched();
@@ -79,7 +84,7 @@ class WaitingRoomTest {
   }
 
   @Test
-  void closingReturnsWhatStillWaitedAndStopsTheUshersWait() throws Exception {
+  void closingReturnsWhatStillWaitedAndEndsTheUshersWait() throws Exception {
     CountDownLatch never = new CountDownLatch(1);
     List<JsonRpcMessage> letIn = new CopyOnWriteArrayList<>();
     WaitingRoom room = room(8, 1 << 20, never, letIn);
@@ -89,8 +94,32 @@ class WaitingRoomTest {
     room.withdraw(JsonRpcId.ofNumber("3"));
     List<JsonRpcMessage> left = room.close();
     assertThat(left).extracting(m -> ((JsonRpcMessage.Request) m).id()).containsExactly(JsonRpcId.ofNumber("1"), JsonRpcId.ofNumber("2"));
-    room.awaitEmpty(); // the usher was waiting for room for 1: it stops, and lets nothing in
+    room.awaitEmpty(); // the usher was waiting for room for 1: it sees 1 refused, and lets nothing in
     assertThat(letIn).isEmpty();
     assertThat(room.enter(request(4), 40)).isFalse();
+  }
+
+  @Test
+  void aWithdrawnRequestFreesItsSpaceAtOnce() throws Exception {
+    CountDownLatch open = new CountDownLatch(1);
+    List<JsonRpcMessage> letIn = new CopyOnWriteArrayList<>();
+    WaitingRoom room = room(2, 1 << 20, open, letIn);
+    room.enter(request(1), 40); // the head, waiting for room
+    room.enter(request(2), 40);
+    assertThat(room.withdraw(JsonRpcId.ofNumber("2"))).isEqualTo(WaitingRoom.Withdrawal.WITHDRAWN);
+    AtomicBoolean entered = new AtomicBoolean();
+    Thread reader = Thread.ofVirtual().start(() -> {
+      try {
+        entered.set(room.enter(request(3), 40)); // the room holds two: it fits only if 2 left
+      } catch (Exception e) {
+        throw new IllegalStateException(e);
+      }
+    });
+    reader.join(Duration.ofSeconds(10));
+    assertThat(entered).isTrue();
+    assertThat(room.withdraw(JsonRpcId.ofNumber("1"))).isEqualTo(WaitingRoom.Withdrawal.WITHDRAWN);
+    open.countDown();
+    room.awaitEmpty();
+    assertThat(letIn).extracting(m -> ((JsonRpcMessage.Request) m).id()).containsExactly(JsonRpcId.ofNumber("3"));
   }
 }

@@ -11,8 +11,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
-/** Review of 08c0863: the pages in flight are keyed by the host's id, which two lists share once it is reused. */
-class RelayReusedIdPagesReviewComponentTest {
+/** Lists under a reused id: the cancelled list and the one that reused its id page apart (their pages in flight are keyed by the id each travels under). */
+class RelayReusedIdPagesComponentTest {
 
   private static final String LIST = "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/list\"}";
   private static final String CANCEL = "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":7}}";

@@ -15,10 +15,10 @@ import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.Test;
 
 /**
- * Review of the {@link WaitingRoom}: cases its own tests leave out. Every relay here may have one
+ * The {@link WaitingRoom}'s edges (batches, withdrawn requests, stdin's end). Every relay here may have one
  * request in flight; the first call is held upstream, so everything after it waits for room.
  */
-class RelayWaitingRoomReviewComponentTest {
+class RelayWaitingRoomEdgesComponentTest {
 
   private static final InFlightBounds ONE_AT_A_TIME = new InFlightBounds(1, 1 << 20);
 
