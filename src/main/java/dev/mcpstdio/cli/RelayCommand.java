@@ -65,7 +65,7 @@ final class RelayCommand {
         .auxiliaryTypes(String.class).description("Extra request header (repeatable); overrides a built-in of the same name.").build());
     OAuthOptions.declare(spec);
     option(spec, "--transport", "KIND", String.class,
-        "auto (default: Streamable HTTP, else the legacy HTTP+SSE), streamable-http or sse.");
+        "auto (default: Streamable HTTP, else HTTP+SSE of 2024-11-05), streamable-http or sse.");
     option(spec, "--timeout-connect", "SECONDS", String.class, "Connection timeout (default 10).");
     option(spec, "--timeout-read", "SECONDS", String.class, "Read timeout: waiting for a response, and silence within one (default 120).");
     option(spec, "--sse-read-timeout", "SECONDS", String.class, "Silence allowed on the server's GET event stream before it is reopened; 0 disables (default 300).");

@@ -227,7 +227,7 @@ final class AnswerLedger implements EmitGate.Filter {
 
   /**
    * Waits until {@code id} is answered (or closed as cancelled), at most {@code wait}. For
-   * transports whose answers arrive apart from the request's own exchange (legacy HTTP+SSE).
+   * transports whose answers arrive apart from the request's own exchange (HTTP+SSE, 2024-11-05).
    *
    * @return false when it is still open after {@code wait}, or was cancelled by the host meanwhile
    */

@@ -59,10 +59,10 @@ public final class Relay {
   private final EmitGate gate;
   private final Upstream upstream;
   private final ServerStream serverStream;
-  private final LegacySseUpstream legacy; // null with --transport streamable-http
+  private final HttpSseUpstream httpSse; // null with --transport streamable-http
   private final List<Interceptor> links; // Streamable HTTP
-  private final List<Interceptor> legacyLinks; // HTTP+SSE
-  private volatile boolean usingLegacy; // sse, or auto after the server refused Streamable HTTP
+  private final List<Interceptor> httpSseLinks; // HTTP+SSE
+  private volatile boolean usingHttpSse; // sse, or auto after the server refused Streamable HTTP
   private volatile boolean transportDecided;
   private final ActiveExchanges exchanges = new ActiveExchanges();
   private final DispatchOrder order;
@@ -142,8 +142,8 @@ public final class Relay {
     if (config.normalizeArguments()) {
       chain.add(new NormalizeArguments());
     }
-    List<Interceptor> legacyChain = new ArrayList<>(chain);
-    legacyChain.add(link -> { // the handshake, kept to replay it on a reconnected stream
+    List<Interceptor> httpSseChain = new ArrayList<>(chain);
+    httpSseChain.add(link -> { // the handshake, kept to replay it on a reconnected stream
       memory.remember(link.call().message());
       return link.proceed(link.call());
     });
@@ -152,16 +152,16 @@ public final class Relay {
     chain.add(new SessionLink(session, memory, log, serverStream::sessionChanged, this::endSessionLater));
     chain.add(new RetryLink(config.retry(), sleeper, log));
     // HTTP+SSE (2024-11-05): no sessions, versions or pages; answers come on the event stream.
-    legacyChain.add(new RetryLink(config.retry(), sleeper, log));
+    httpSseChain.add(new RetryLink(config.retry(), sleeper, log));
     if (auth != null) { // last: every attempt, the relay's own re-initializations included, carries the login
       chain.add(new AuthLink(auth));
-      legacyChain.add(new AuthLink(auth));
+      httpSseChain.add(new AuthLink(auth));
       requests.authorization(auth); // every request, of either transport, carries the login at hand
     }
-    this.legacyLinks = List.copyOf(legacyChain);
-    this.legacy = config.transport() == RelayConfig.Transport.STREAMABLE_HTTP ? null
-        : new LegacySseUpstream(client, requests, config, log, inbound, this::streamLost, sleeper, memory);
-    this.usingLegacy = config.transport() == RelayConfig.Transport.SSE;
+    this.httpSseLinks = List.copyOf(httpSseChain);
+    this.httpSse = config.transport() == RelayConfig.Transport.STREAMABLE_HTTP ? null
+        : new HttpSseUpstream(client, requests, config, log, inbound, this::streamLost, sleeper, memory);
+    this.usingHttpSse = config.transport() == RelayConfig.Transport.SSE;
     this.transportDecided = config.transport() != RelayConfig.Transport.AUTO;
     this.links = List.copyOf(chain);
     wire.onBroken(() -> Thread.ofVirtual().start(() -> shutdown("stdout closed by the host")));
@@ -173,10 +173,10 @@ public final class Relay {
    */
   public int run() throws InterruptedException {
     // Only the origin at info level: some services put an API key in the path.
-    log.info("connecting to " + origin(config.url()) + (usingLegacy ? " (HTTP+SSE)" : ""));
+    log.info("connecting to " + origin(config.url()) + (usingHttpSse ? " (HTTP+SSE)" : ""));
     log.debug("endpoint " + config.url());
-    if (usingLegacy) {
-      String problem = legacy.start();
+    if (usingHttpSse) {
+      String problem = httpSse.start();
       if (problem != null) {
         log.error(problem);
         sweeper.close();
@@ -655,20 +655,20 @@ public final class Relay {
 
   /** Runs the call through the chain of the transport in use, deciding it at initialize under auto. */
   private Outcome deliver(Call call) throws InterruptedException {
-    if (usingLegacy) {
-      return Interceptor.run(legacyLinks, this::postLegacy, call);
+    if (usingHttpSse) {
+      return Interceptor.run(httpSseLinks, this::postHttpSse, call);
     }
     Outcome outcome = Interceptor.run(links, upstream::post, call);
     if (!transportDecided && isInitialize(call)) {
       if (outcome instanceof Outcome.Refused refused && (refused.status() == 400 || refused.status() == 404
           || refused.status() == 405)) {
         log.info("the server refused Streamable HTTP (HTTP " + refused.status() + "); trying HTTP+SSE");
-        String problem = legacy.start();
+        String problem = httpSse.start();
         if (problem == null) {
-          usingLegacy = true;
+          usingHttpSse = true;
           transportDecided = true;
           log.info("transport: HTTP+SSE (2024-11-05)");
-          return Interceptor.run(legacyLinks, this::postLegacy, call);
+          return Interceptor.run(httpSseLinks, this::postHttpSse, call);
         }
         log.warn("HTTP+SSE did not work either: " + problem);
       } else if (!(outcome instanceof Outcome.Failed)) {
@@ -683,13 +683,13 @@ public final class Relay {
    * One HTTP+SSE attempt, unless the request was answered meanwhile: a lost stream answers every
    * open request, and one still waiting for the next endpoint must not then reach the server.
    */
-  private Outcome postLegacy(Call call) throws InterruptedException {
+  private Outcome postHttpSse(Call call) throws InterruptedException {
     JsonRpcId id = reusedIds.hostId(call.requestId()); // the ledger knows the host's id, not an alias
     if (id != null && !ledger.isOpen(id)) {
       call.handover().complete(null);
       return Outcome.Failed.of(Outcome.Kind.TRANSPORT, "already answered");
     }
-    return legacy.post(call, () -> id == null || ledger.isOpen(id));
+    return httpSse.post(call, () -> id == null || ledger.isOpen(id));
   }
 
   private static boolean isInitialize(Call call) {
@@ -703,7 +703,7 @@ public final class Relay {
         // a cancelled request whose id the host reused: the new request answers for the id now
       }
       case Request r -> {
-        if (usingLegacy && outcome instanceof Outcome.Accepted) {
+        if (usingHttpSse && outcome instanceof Outcome.Accepted) {
           awaitStreamedAnswer(r.id(), call); // the answer travels on the event stream
         } else if (ledger.isOpen(r.id())) {
           answers.answerFailure(call, r.id(), outcome);
@@ -711,7 +711,7 @@ public final class Relay {
       }
       case Batch b -> {
         for (JsonRpcMessage member : b.members()) {
-          if (member instanceof Request r && usingLegacy && outcome instanceof Outcome.Accepted) {
+          if (member instanceof Request r && usingHttpSse && outcome instanceof Outcome.Accepted) {
             awaitStreamedAnswer(r.id(), call);
           } else if (member instanceof Request r && ledger.isOpen(r.id())) {
             answers.answerFailure(call, r.id(), outcome);
@@ -721,7 +721,7 @@ public final class Relay {
       case Notification n -> {
         if (isFailure(outcome)) {
           log.warn(n.method() + " was not delivered: " + SessionLink.describe(outcome));
-        } else if ("notifications/initialized".equals(n.method()) && !usingLegacy) {
+        } else if ("notifications/initialized".equals(n.method()) && !usingHttpSse) {
           serverStream.start();
         }
       }
@@ -788,8 +788,8 @@ public final class Relay {
         exchanges.awaitIdle(Duration.ofSeconds(2));
       }
       serverStream.stop();
-      if (legacy != null) {
-        legacy.stop();
+      if (httpSse != null) {
+        httpSse.stop();
       }
       answers.answerEveryOpen(ErrorCodes.UPSTREAM_ERROR, "relay shutting down");
       endSession();

@@ -25,7 +25,7 @@ import java.util.List;
  * @param logLevel how much the relay says on stderr
  * @param retry retry and backoff policy
  * @param shutdownGrace how long in-flight work may finish after stdin closes or a signal arrives
- * @param transport Streamable HTTP, or the legacy HTTP+SSE transport (2024-11-05)
+ * @param transport Streamable HTTP, or the HTTP+SSE transport (2024-11-05)
  */
 public record RelayConfig(
     URI url,

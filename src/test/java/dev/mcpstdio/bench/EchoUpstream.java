@@ -17,7 +17,7 @@ import org.eclipse.jetty.util.Callback;
 /**
  * A minimal, fast MCP server for benchmarks: initialize with a session id, 202 for notifications,
  * and {@code tools/call} echoing {@code arguments.text} back. Over Streamable HTTP the answer is
- * JSON or (with {@code sse}) a one-event stream, and GET is 405; with {@code legacy} it speaks the
+ * JSON or (with {@code sse}) a one-event stream, and GET is 405; with {@code httpSse} it speaks the
  * 2024-11-05 HTTP+SSE transport instead ({@code GET /sse}, {@code POST /messages?sessionId=}).
  * Fast on purpose: the relay's overhead must show.
  */
@@ -26,7 +26,7 @@ final class EchoUpstream implements AutoCloseable {
   private final Server server = new Server();
   private final ServerConnector connector = new ServerConnector(server);
   private final boolean sse;
-  private final boolean legacy;
+  private final boolean httpSse;
   private final java.util.Map<String, java.util.concurrent.LinkedBlockingQueue<byte[]>> streams =
       new java.util.concurrent.ConcurrentHashMap<>();
   private final java.util.concurrent.atomic.AtomicLong sessions = new java.util.concurrent.atomic.AtomicLong();
@@ -35,9 +35,9 @@ final class EchoUpstream implements AutoCloseable {
     this(sse, false);
   }
 
-  EchoUpstream(boolean sse, boolean legacy) throws Exception {
+  EchoUpstream(boolean sse, boolean httpSse) throws Exception {
     this.sse = sse;
-    this.legacy = legacy;
+    this.httpSse = httpSse;
     connector.setHost("127.0.0.1");
     connector.setPort(0);
     server.addConnector(connector);
@@ -52,12 +52,12 @@ final class EchoUpstream implements AutoCloseable {
   }
 
   URI url() {
-    return URI.create("http://127.0.0.1:" + connector.getLocalPort() + (legacy ? "/sse" : "/mcp"));
+    return URI.create("http://127.0.0.1:" + connector.getLocalPort() + (httpSse ? "/sse" : "/mcp"));
   }
 
   private void serve(Request request, Response response, Callback callback) throws Exception {
-    if (legacy) {
-      serveLegacy(request, response, callback);
+    if (httpSse) {
+      serveHttpSse(request, response, callback);
       return;
     }
     if (!request.getMethod().equals("POST")) {
@@ -106,7 +106,7 @@ final class EchoUpstream implements AutoCloseable {
     return "{\"jsonrpc\":\"2.0\",\"id\":" + r.id().json() + ",\"result\":" + result + "}";
   }
 
-  private void serveLegacy(Request request, Response response, Callback callback) throws Exception {
+  private void serveHttpSse(Request request, Response response, Callback callback) throws Exception {
     String path = request.getHttpURI().getPath();
     if (request.getMethod().equals("GET") && path.equals("/sse")) {
       String id = "s" + sessions.incrementAndGet();

@@ -39,7 +39,7 @@ public final class RelayBenchmark {
   private final int sequential;
   private final int seconds;
   private final boolean largeOnly;
-  private boolean legacy; // --legacy: the upstream and the relay speak HTTP+SSE (2024-11-05)
+  private boolean httpSse; // --http-sse: the upstream and the relay speak HTTP+SSE (2024-11-05)
   private final List<String> rows = new ArrayList<>();
 
   private RelayBenchmark(String launcher, boolean sse, int startups, int sequential, int seconds, boolean largeOnly) {
@@ -58,7 +58,7 @@ public final class RelayBenchmark {
     int sequential = 2000;
     int seconds = 5;
     boolean largeOnly = false;
-    boolean legacyFlag = false;
+    boolean httpSseFlag = false;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--launcher" -> launcher = args[++i];
@@ -67,22 +67,22 @@ public final class RelayBenchmark {
         case "--sequential" -> sequential = Integer.parseInt(args[++i]);
         case "--seconds" -> seconds = Integer.parseInt(args[++i]);
         case "--large-only" -> largeOnly = true;
-        case "--legacy" -> legacyFlag = true;
+        case "--http-sse" -> httpSseFlag = true;
         default -> throw new IllegalArgumentException("unknown argument " + args[i]);
       }
     }
     RelayBenchmark bench = new RelayBenchmark(launcher, sse, largeOnly ? 0 : startups, sequential, seconds, largeOnly);
-    bench.legacy = legacyFlag;
+    bench.httpSse = httpSseFlag;
     bench.run();
     System.exit(0);
   }
 
   private void run() throws Exception {
-    try (EchoUpstream upstream = new EchoUpstream(sse, legacy)) {
+    try (EchoUpstream upstream = new EchoUpstream(sse, httpSse)) {
       URI url = upstream.url();
-      System.err.println("upstream " + url + (legacy ? " (HTTP+SSE, 2024-11-05)" : sse ? " (event-stream replies)" : " (JSON replies)"));
+      System.err.println("upstream " + url + (httpSse ? " (HTTP+SSE, 2024-11-05)" : sse ? " (event-stream replies)" : " (JSON replies)"));
       double[] startup = startups(url);
-      Direct direct = legacy ? new LegacyDirect(url) : new Direct(url);
+      Direct direct = httpSse ? new HttpSseDirect(url) : new Direct(url);
       try (Relayed relay = new Relayed(launcher, url, relayArgs())) {
         warmUp(relay, direct);
         if (largeOnly) {
@@ -166,7 +166,7 @@ public final class RelayBenchmark {
 
   /** The relay's arguments before the URL. */
   private List<String> relayArgs() {
-    return legacy ? List.of("--transport", "sse") : List.of();
+    return httpSse ? List.of("--transport", "sse") : List.of();
   }
 
   private double[] startups(URI url) throws Exception {
@@ -458,12 +458,12 @@ public final class RelayBenchmark {
    * Direct calls over HTTP+SSE (2024-11-05), as a careful client makes them: one event stream read
    * by its own thread, each answer matched to its POST by id.
    */
-  static final class LegacyDirect extends Direct {
+  static final class HttpSseDirect extends Direct {
     private final java.util.Map<String, java.util.concurrent.CompletableFuture<byte[]>> waiting =
         new java.util.concurrent.ConcurrentHashMap<>();
     private final URI endpoint;
 
-    LegacyDirect(URI url) throws Exception {
+    HttpSseDirect(URI url) throws Exception {
       HttpResponse<java.io.InputStream> stream = client.send(HttpRequest.newBuilder(url)
           .header("Accept", "text/event-stream").GET().build(), HttpResponse.BodyHandlers.ofInputStream());
       java.util.concurrent.CompletableFuture<URI> named = new java.util.concurrent.CompletableFuture<>();

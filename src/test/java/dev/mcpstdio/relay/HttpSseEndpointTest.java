@@ -17,8 +17,8 @@ import org.eclipse.jetty.util.Callback;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** The relay's handling of the {@code endpoint} event of a legacy HTTP+SSE server. */
-class LegacySseEndpointTest {
+/** The relay's handling of the {@code endpoint} event of an HTTP+SSE (2024-11-05) server. */
+class HttpSseEndpointTest {
 
   private final Server server = new Server();
   private volatile String endpoint;
@@ -130,10 +130,10 @@ class LegacySseEndpointTest {
 
   @Test
   void sameOriginIsSchemeHostAndPortWithDefaultPortsFolded() {
-    assertThat(LegacySseUpstream.sameOrigin(URI.create("http://a.example/x"), URI.create("http://A.example:80/y"))).isTrue();
-    assertThat(LegacySseUpstream.sameOrigin(URI.create("https://a.example/x"), URI.create("https://a.example:443/"))).isTrue();
-    assertThat(LegacySseUpstream.sameOrigin(URI.create("https://a.example/x"), URI.create("http://a.example/"))).isFalse();
-    assertThat(LegacySseUpstream.sameOrigin(URI.create("http://a.example:8080/"), URI.create("http://a.example/"))).isFalse();
-    assertThat(LegacySseUpstream.sameOrigin(URI.create("http://b.example/"), URI.create("http://a.example/"))).isFalse();
+    assertThat(HttpSseUpstream.sameOrigin(URI.create("http://a.example/x"), URI.create("http://A.example:80/y"))).isTrue();
+    assertThat(HttpSseUpstream.sameOrigin(URI.create("https://a.example/x"), URI.create("https://a.example:443/"))).isTrue();
+    assertThat(HttpSseUpstream.sameOrigin(URI.create("https://a.example/x"), URI.create("http://a.example/"))).isFalse();
+    assertThat(HttpSseUpstream.sameOrigin(URI.create("http://a.example:8080/"), URI.create("http://a.example/"))).isFalse();
+    assertThat(HttpSseUpstream.sameOrigin(URI.create("http://b.example/"), URI.create("http://a.example/"))).isFalse();
   }
 }

@@ -42,7 +42,7 @@ import java.util.function.Consumer;
  * <p>An endpoint on another origin is refused when credentials would travel with the POSTs to
  * it. Silence on the stream longer than {@code --sse-read-timeout} counts as a loss.
  */
-final class LegacySseUpstream {
+final class HttpSseUpstream {
 
   private final HttpClient client;
   private final RelayConfig config;
@@ -62,7 +62,7 @@ final class LegacySseUpstream {
 
   private final UpstreamRequests requests; // the stream and the POSTs carry the relay's own login, if any
 
-  LegacySseUpstream(HttpClient client, UpstreamRequests requests, RelayConfig config, Log log, Inbound inbound,
+  HttpSseUpstream(HttpClient client, UpstreamRequests requests, RelayConfig config, Log log, Inbound inbound,
       Consumer<String> streamLost, Sleeper sleeper, InitializeMemory memory) {
     this.requests = requests;
     this.memory = memory;
