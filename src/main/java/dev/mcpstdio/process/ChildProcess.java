@@ -438,9 +438,27 @@ public final class ChildProcess implements AutoCloseable {
     }
   }
 
-  /** The live members of the child's process group and the live carriers of its cookie. */
+  /**
+   * The live carriers of the child's cookie, and the live members of its process group while that
+   * group is still the child's ({@link #groupIsOurs}).
+   */
   private List<ProcessHandle> members() {
-    return group > 0 || cookie != null ? ProcessTree.members(group, cookie) : List.of();
+    if (group <= 0 && cookie == null) {
+      return List.of();
+    }
+    ProcessTree.Scan scan = ProcessTree.scan(group, cookie);
+    return groupIsOurs(scan) ? scan.all() : scan.carriers();
+  }
+
+  /**
+   * Whether the group id still names the child's group: while the child lives (it holds the
+   * number), or while a carrier of its cookie is in the group. Otherwise the number may belong to
+   * another process's group by now (see {@link ProcessTree.Scan}), and signalling it could end a
+   * stranger, another session's child say. Without cookies (no {@code /proc} environ) the group
+   * is trusted as before.
+   */
+  private boolean groupIsOurs(ProcessTree.Scan scan) {
+    return cookie == null || process.isAlive() || scan.groupHasCarrier();
   }
 
   /**
@@ -461,9 +479,9 @@ public final class ChildProcess implements AutoCloseable {
     return true;
   }
 
-  /** SIGTERM, or SIGKILL with {@code kill}, to the child's whole process group at once. */
+  /** SIGTERM, or SIGKILL with {@code kill}, to the child's whole process group at once, while it is the child's ({@link #groupIsOurs}). */
   private void signalGroup(boolean kill) {
-    if (group > 0) {
+    if (group > 0 && (cookie == null || process.isAlive() || ProcessTree.scan(group, cookie).groupHasCarrier())) {
       Watchdog.get().signal(group, kill);
     }
   }

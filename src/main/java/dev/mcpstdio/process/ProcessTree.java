@@ -32,9 +32,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * ssh-agent does); and everything where there is no {@code /proc} (macOS, Windows). The process
  * group still catches the first kind while it stays in the group.
  *
- * <p>A scan reads {@code /proc/<pid>/stat} of every process on the machine, and the environ of
- * every process outside the child's group (streamed through a small buffer: an environment of any
- * size costs no memory). A process that matches is looked up, then checked again, before it is
+ * <p>A scan reads {@code /proc/<pid>/stat} and the environ of every process on the machine
+ * (streamed through a small buffer: an environment of any size costs no memory). A process that matches is looked up, then checked again, before it is
  * returned: the handle's start time, which {@link ProcessHandle#destroy} checks, then belongs to
  * the process that matched, so a pid reused meanwhile is never signalled.
  */
@@ -70,13 +69,32 @@ final class ProcessTree {
   }
 
   /**
-   * The live processes that belong to a child's tree: members of process group {@code pgid} (none
-   * when it is not positive) and processes whose environment carries {@code cookie} exactly (none
-   * when it is null). Zombies are left out: they have exited and only wait to be reaped. Empty
-   * where there is no {@code /proc}.
+   * What one scan found for a child: the live carriers of its cookie, the live members of its
+   * process group that do not carry it, and whether a carrier is in that group.
+   *
+   * <p>A group id is only the child's while the group is: once the child is reaped and the group
+   * has emptied, the kernel may give the number to a new process, which may lead a group of its
+   * own with it (pid_max is 32768 on many systems; a busy machine wraps in minutes). While a
+   * carrier is in the group, the number stays taken, so the group is still the child's.
    */
-  static List<ProcessHandle> members(long pgid, String cookie) {
-    List<ProcessHandle> found = new ArrayList<>();
+  record Scan(List<ProcessHandle> carriers, List<ProcessHandle> groupOnly, boolean groupHasCarrier) {
+    /** Everyone found: carriers and group members. */
+    List<ProcessHandle> all() {
+      List<ProcessHandle> all = new ArrayList<>(carriers);
+      all.addAll(groupOnly);
+      return all;
+    }
+  }
+
+  /**
+   * Scans {@code /proc} for a child's tree: process group {@code pgid} (none when it is not
+   * positive) and the carriers of {@code cookie} (none when it is null). Zombies are left out:
+   * they have exited and only wait to be reaped. Empty where there is no {@code /proc}.
+   */
+  static Scan scan(long pgid, String cookie) {
+    List<ProcessHandle> carriers = new ArrayList<>();
+    List<ProcessHandle> groupOnly = new ArrayList<>();
+    boolean groupHasCarrier = false;
     Matcher matcher = new Matcher(pgid, cookie);
     long self = ProcessHandle.current().pid();
     try (DirectoryStream<Path> all = Files.newDirectoryStream(Path.of("/proc"), "[0-9]*")) {
@@ -87,18 +105,37 @@ final class ProcessTree {
         } catch (NumberFormatException e) {
           continue;
         }
-        if (pid != self && matcher.belongs(dir)) {
-          ProcessHandle.of(pid).filter(p -> matcher.belongs(dir)).ifPresent(found::add);
+        int found = pid == self ? 0 : matcher.belongs(dir);
+        if (found == 0) {
+          continue;
+        }
+        var handle = ProcessHandle.of(pid).filter(p -> matcher.belongs(dir) == found);
+        if (handle.isEmpty()) {
+          continue;
+        }
+        if ((found & Matcher.CARRIER) != 0) {
+          carriers.add(handle.get());
+          groupHasCarrier |= (found & Matcher.GROUP) != 0;
+        } else {
+          groupOnly.add(handle.get());
         }
       }
     } catch (IOException | RuntimeException e) {
       // no /proc: nothing to add to what descendants() shows
     }
-    return found;
+    return new Scan(carriers, groupOnly, groupHasCarrier);
+  }
+
+  /** Everyone {@link #scan} finds: members of group {@code pgid} and carriers of {@code cookie}. */
+  static List<ProcessHandle> members(long pgid, String cookie) {
+    return scan(pgid, cookie).all();
   }
 
   /** Decides, from a process's {@code /proc} entry, whether it belongs to one child's tree. */
   private static final class Matcher {
+    static final int GROUP = 1;
+    static final int CARRIER = 2;
+
     private final String group;
     /** {@code VARIABLE=cookie} and the NUL that ends every entry; null when no cookie is sought. */
     private final byte[] entry;
@@ -110,20 +147,21 @@ final class ProcessTree {
           : (VARIABLE + "=" + cookie + "\0").getBytes(StandardCharsets.UTF_8);
     }
 
-    boolean belongs(Path dir) {
+    /** {@link #GROUP} and/or {@link #CARRIER}, or 0 when the process is neither (or gone, or a zombie). */
+    int belongs(Path dir) {
       String stat;
       try {
         stat = Files.readString(dir.resolve("stat"));
       } catch (IOException | RuntimeException e) {
-        return false; // gone meanwhile
+        return 0; // gone meanwhile
       }
       // pid (comm) state ppid pgrp ...: comm may hold spaces and parentheses, so parse after the last ')'
       int close = stat.lastIndexOf(')');
       String[] fields = close < 0 ? new String[0] : stat.substring(close + 2).split(" ", 4);
       if (fields.length < 3 || fields[0].equals("Z")) {
-        return false;
+        return 0;
       }
-      return fields[2].equals(group) || carriesCookie(dir);
+      return (fields[2].equals(group) ? GROUP : 0) | (carriesCookie(dir) ? CARRIER : 0);
     }
 
     /**

@@ -73,4 +73,36 @@ class ProcessTreeTest {
     sleeper(Map.of());
     assertThat(ProcessTree.members(-1, null)).isEmpty();
   }
+
+  /** A {@code setsid sleep}: the leader of a group of its own (its pid is the group's id). */
+  private long groupLeader(Map<String, String> env) throws IOException {
+    assumeTrue(ProcessGroups.available(), "no setsid here");
+    ProcessBuilder builder = new ProcessBuilder(ProcessGroups.onPath("setsid").toString(), "sleep", "600");
+    builder.environment().remove(ProcessTree.VARIABLE);
+    builder.environment().putAll(env);
+    Process p = builder.start();
+    started.add(p);
+    return p.pid();
+  }
+
+  /**
+   * A scan tells a group member that carries the cookie from one that does not: once the child is
+   * gone, only a carrier in the group proves the group id is still the child's.
+   */
+  @Test
+  void aScanTellsCarriersFromMembersOfTheGroupThatDoNotCarryTheCookie() throws Exception {
+    String cookie = ProcessTree.newCookie();
+    long stranger = groupLeader(Map.of()); // as if its pid were a reused group id
+    dev.mcpstdio.testing.Await.until("the stranger leads its group", () -> pids(ProcessTree.members(stranger, null)).contains(stranger));
+    ProcessTree.Scan strangers = ProcessTree.scan(stranger, cookie);
+    assertThat(pids(strangers.groupOnly())).contains(stranger);
+    assertThat(strangers.carriers()).isEmpty();
+    assertThat(strangers.groupHasCarrier()).isFalse();
+
+    long ours = groupLeader(Map.of(ProcessTree.VARIABLE, cookie));
+    dev.mcpstdio.testing.Await.until("ours leads its group", () -> ProcessTree.scan(ours, cookie).groupHasCarrier());
+    ProcessTree.Scan scan = ProcessTree.scan(ours, cookie);
+    assertThat(pids(scan.carriers())).contains(ours);
+    assertThat(scan.groupOnly()).isEmpty();
+  }
 }
