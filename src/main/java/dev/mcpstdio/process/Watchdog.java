@@ -20,7 +20,8 @@ import java.util.Map;
  * once, a member forking meanwhile included). Only the gateway holds the write end of that pipe
  * (the JVM opens its pipes close-on-exec, so no child inherits it), so the pipe reaches EOF exactly
  * when the gateway's process is gone. Then the watchdog runs the shutdown ladder on the groups still
- * watched and on every process whose environment carries {@code MCP_STDIO_PROCESS_TREE=<this
+ * watched whose leader, the child, still lives and carries one of this gateway's cookies (a
+ * child gone long before may have left its group id to a stranger's group) and on every process whose environment carries {@code MCP_STDIO_PROCESS_TREE=<this
  * gateway's token>-<number>} ({@link ProcessTree}: descendants that left their group by setsid(2)),
  * with {@link ChildProcess.Ladder#DEFAULT}'s waits: the children have seen EOF on their stdin
  * already; after the first wait, SIGTERM to each group still alive and to each carrier; after the
@@ -48,7 +49,7 @@ final class Watchdog {
    * the gateway's {@link ProcessTree#TOKEN}. The group list is a space-separated string; forget
    * removes one entry, since a group id freed by an ended child may come back for a new one before
    * the old one is forgotten. Once the gateway is gone, {@code live} keeps the groups still alive
-   * and {@code carriers} lists the {@code /proc/<pid>/environ} paths that carry a cookie of this
+   * whose leader carries a cookie of this gateway's ({@code ours}), and {@code carriers} lists the {@code /proc/<pid>/environ} paths that carry a cookie of this
    * gateway's, ten SIGKILL sweeps at most (a carrier may fork between a scan and its signal).
    */
   static final String SCRIPT = """
@@ -87,9 +88,13 @@ final class Watchdog {
           kill -s "$1" "$p" 2>/dev/null && found=1
         done
       }
+      ours() {
+        [ -z "$cookie" ] && return 0
+        tr '\\0' '\\n' 2>/dev/null <"/proc/$1/environ" | grep -qx -e "$cookie"
+      }
       live() {
         rest=' '
-        for g in $groups; do kill -s 0 -- "-$g" 2>/dev/null && rest="$rest$g "; done
+        for g in $groups; do kill -s 0 -- "-$g" 2>/dev/null && ours "$g" && rest="$rest$g "; done
         groups=$rest
         [ "$groups" != ' ' ] || [ -n "$(carriers)" ]
       }
