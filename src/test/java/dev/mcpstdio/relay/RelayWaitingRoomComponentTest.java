@@ -1,7 +1,6 @@
 package dev.mcpstdio.relay;
 
-import static dev.mcpstdio.testing.FakeMcpServer.Reply;
-import static dev.mcpstdio.testing.FakeMcpServer.Step;
+import static dev.mcpstdio.relay.WaitingRoomFixtures.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.mcpstdio.jsonrpc.JsonRpcMessage;
@@ -19,41 +18,6 @@ import org.junit.jupiter.api.Test;
  */
 class RelayWaitingRoomComponentTest {
 
-  private static final InFlightBounds ONE_AT_A_TIME = new InFlightBounds(1, 1 << 20);
-
-  private static String call(int id, String tool) {
-    return "{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"method\":\"tools/call\",\"params\":{\"name\":\"" + tool + "\",\"arguments\":{}}}";
-  }
-
-  private static String cancel(int id) {
-    return "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":" + id + "}}";
-  }
-
-  private static final String ELICIT =
-      "{\"jsonrpc\":\"2.0\",\"id\":\"srv-1\",\"method\":\"elicitation/create\",\"params\":{\"message\":\"ok?\",\"requestedSchema\":{\"type\":\"object\",\"properties\":{}}}}";
-
-  /** Calls named "held" wait for {@code release}; others answer at once. */
-  private static FakeMcpServer holding(CountDownLatch release) {
-    return new FakeMcpServer(e -> "tools/call".equals(e.rpcMethod()) && e.text().contains("\"held\"")
-        ? Reply.sse(List.of(Step.await(release), Step.message(FakeMcpServer.result(e.rpcIdJson(), "{\"held\":true}"))))
-        : FakeMcpServer.standard(e));
-  }
-
-  /** A relay with room for one request, and call 1 ("held") in flight upstream. */
-  private static RelayHarness withOneInFlight(FakeMcpServer server) {
-    RelayHarness relay = RelayHarness.startWithBounds(server.url(), ONE_AT_A_TIME);
-    relay.initialize();
-    relay.send(call(1, "held"));
-    Await.until("the first call is upstream", () -> server.posts("tools/call").size() == 1);
-    return relay;
-  }
-
-  /** A ping answered: it went through the same room, so everything before it is done. */
-  private static void pingThrough(RelayHarness relay) {
-    relay.send("{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\"}");
-    relay.answerTo("9");
-  }
-
   /**
    * The one call in flight needs the host's answer to the server's question before it can end;
    * the host sends another call and then the answer. The answer must reach the server although
@@ -62,23 +26,10 @@ class RelayWaitingRoomComponentTest {
   @Test
   void theHostsAnswerToTheServerIsNotStuckBehindARequestWaitingForRoom() {
     CountDownLatch answered = new CountDownLatch(1);
-    try (FakeMcpServer server = new FakeMcpServer(e -> {
-          if (e.message() instanceof JsonRpcMessage.Response) {
-            answered.countDown();
-            return Reply.status(202);
-          }
-          if ("tools/call".equals(e.rpcMethod()) && e.text().contains("\"asks\"")) {
-            return Reply.sse(List.of(Step.message(ELICIT), Step.await(answered),
-                Step.message(FakeMcpServer.result(e.rpcIdJson(), "{\"asked\":true}"))));
-          }
-          return FakeMcpServer.standard(e);
-        });
-        RelayHarness relay = RelayHarness.startWithBounds(server.url(), ONE_AT_A_TIME)) {
-      relay.initialize();
-      relay.send(call(1, "asks"));
-      assertThat(relay.stdout.nextMatching(l -> l.contains("elicitation/create"), RelayHarness.TIMEOUT)).isEqualTo(ELICIT);
+    try (FakeMcpServer server = asking(answered);
+        RelayHarness relay = withOneAsking(server)) {
       relay.send(call(2, "plain"));
-      relay.send("{\"jsonrpc\":\"2.0\",\"id\":\"srv-1\",\"result\":{\"action\":\"accept\",\"content\":{}}}");
+      relay.send(ACCEPT);
       assertThat(relay.answerTo("1")).contains("\"asked\":true");
       assertThat(relay.answerTo("2")).contains("\"text\":\"ok\"");
       List<FakeMcpServer.Exchange> posts = server.exchanges().stream().filter(x -> x.method().equals("POST")).toList();
