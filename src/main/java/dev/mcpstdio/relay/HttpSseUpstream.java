@@ -1,6 +1,7 @@
 package dev.mcpstdio.relay;
 
 import dev.mcpstdio.jsonrpc.JsonRpcCodec;
+import dev.mcpstdio.jsonrpc.JsonRpcId;
 import dev.mcpstdio.jsonrpc.JsonRpcMessage;
 import dev.mcpstdio.jsonrpc.MalformedMessageException;
 import dev.mcpstdio.jsonrpc.MessageLayout;
@@ -16,22 +17,27 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Consumer;
 
 /**
  * The HTTP+SSE (2024-11-05) transport, client side.
  *
  * <p>A GET event stream carries everything the server says; its first event, {@code endpoint},
  * names where each message is POSTed (resolved against the stream's URL). POSTs are answered 2xx
- * with no message: answers arrive on the stream and reach the host through {@link Inbound}. When
- * the stream is lost, every request still waiting can no longer be answered, so
- * {@code streamLost} is told (the relay answers each with an error), and the stream is reopened
+ * with no message: answers arrive on the stream and reach the host through {@link Inbound}, and
+ * {@link #post} waits for its requests' answers there, so that a call's outcome carries its answer
+ * as on Streamable HTTP. When the stream is lost, every request still waiting can no longer be
+ * answered: each {@code post} waiting for one returns that ({@link Outcome.Kind#NO_ANSWER}), and
+ * the stream is reopened
  * after the {@link RetryPolicy} reconnect schedule (1 s after a stream that worked, doubling to
  * 30 s while reopening fails); POSTs wait for the new endpoint.
  *
@@ -48,7 +54,11 @@ final class HttpSseUpstream {
   private final RelayConfig config;
   private final Log log;
   private final Inbound inbound;
-  private final Consumer<String> streamLost;
+  /**
+   * Requests whose answers are awaited on the stream: the id as sent (an alias for a reused id) ->
+   * its answer. At most one entry per request in flight (the relay's admission bounds those).
+   */
+  private final Map<JsonRpcId, CompletableFuture<JsonRpcMessage.Response>> awaited = new ConcurrentHashMap<>();
   private final Sleeper sleeper;
   private final AtomicReference<CompletableFuture<URI>> endpoint = new AtomicReference<>(new CompletableFuture<>());
   private final AtomicLong lastActivity = new AtomicLong(System.nanoTime());
@@ -57,20 +67,19 @@ final class HttpSseUpstream {
   private Thread reader;
   private final InitializeMemory memory;
   private volatile boolean hadEndpoint;
-  private volatile dev.mcpstdio.jsonrpc.JsonRpcId replayId; // the handshake being replayed
+  private volatile JsonRpcId replayId; // the handshake being replayed
   private volatile CompletableFuture<Void> replayAnswered = new CompletableFuture<>();
 
   private final UpstreamRequests requests; // the stream and the POSTs carry the relay's own login, if any
 
   HttpSseUpstream(HttpClient client, UpstreamRequests requests, RelayConfig config, Log log, Inbound inbound,
-      Consumer<String> streamLost, Sleeper sleeper, InitializeMemory memory) {
+      Sleeper sleeper, InitializeMemory memory) {
     this.requests = requests;
     this.memory = memory;
     this.client = client;
     this.config = config;
     this.log = log;
     this.inbound = inbound;
-    this.streamLost = streamLost;
     this.sleeper = sleeper;
   }
 
@@ -213,7 +222,8 @@ final class HttpSseUpstream {
     CompletableFuture<URI> old = endpoint.getAndSet(new CompletableFuture<>());
     old.cancel(false);
     log.warn(reason + "; reconnecting in " + wait.toMillis() + " ms");
-    streamLost.accept(reason);
+    StreamLost lostWith = new StreamLost(reason);
+    awaited.values().forEach(answer -> answer.completeExceptionally(lostWith)); // their posts say so
   }
 
   /** @param layout what the scanner found while the event's data arrived, or null */
@@ -240,7 +250,8 @@ final class HttpSseUpstream {
           replayAnswered.complete(null); // the replayed handshake's answer: internal
           return;
         }
-        inbound.accept(message);
+        inbound.accept(message); // first: the answer is on its way to the host before its post returns
+        answered(message);
       } catch (MalformedMessageException e) {
         log.warn("the server sent an event that is not JSON-RPC (" + e.getMessage() + "); dropped");
       }
@@ -322,18 +333,61 @@ final class HttpSseUpstream {
     return requests.eventStream().build();
   }
 
+  /** Completes the wait of each post whose request {@code message} answers. */
+  private void answered(JsonRpcMessage message) {
+    List<JsonRpcMessage> members = message instanceof JsonRpcMessage.Batch b ? b.members() : List.of(message);
+    for (JsonRpcMessage m : members) {
+      if (m instanceof JsonRpcMessage.Response r && r.id() != null) {
+        CompletableFuture<JsonRpcMessage.Response> waiting = awaited.get(r.id());
+        if (waiting != null) {
+          waiting.complete(r);
+        }
+      }
+    }
+  }
+
+  /** Why the answers awaited on a lost stream never came. */
+  private static final class StreamLost extends RuntimeException {
+    StreamLost(String reason) {
+      super(reason, null, false, false);
+    }
+  }
+
   /**
    * POSTs one message to the current endpoint (waiting for one while the stream reconnects),
-   * unless {@code stillWanted} says otherwise once the endpoint is known (a lost stream answers the
-   * requests waiting on it; none of them may reach the server afterwards).
+   * unless {@code stillWanted} says otherwise once the endpoint is known, and waits for the answers
+   * of its requests on the stream, up to {@code --timeout-read} after the POST.
    */
   Outcome post(Call call, java.util.function.BooleanSupplier stillWanted) throws InterruptedException {
+    Map<JsonRpcId, CompletableFuture<JsonRpcMessage.Response>> mine = new LinkedHashMap<>();
+    for (JsonRpcMessage m : call.message() instanceof JsonRpcMessage.Batch b ? b.members() : List.of(call.message())) {
+      if (m instanceof JsonRpcMessage.Request r) {
+        CompletableFuture<JsonRpcMessage.Response> answer = new CompletableFuture<>();
+        mine.put(r.id(), answer);
+        awaited.put(r.id(), answer); // before the POST: the answer may come on the stream before the POST's reply
+      }
+    }
+    try {
+      Outcome sent = send(call, stillWanted, mine);
+      if (!(sent instanceof Outcome.Accepted accepted) || mine.isEmpty()) {
+        return sent;
+      }
+      return awaitAnswers(accepted, mine);
+    } finally {
+      mine.forEach(awaited::remove);
+    }
+  }
+
+  private Outcome send(Call call, java.util.function.BooleanSupplier stillWanted,
+      Map<JsonRpcId, CompletableFuture<JsonRpcMessage.Response>> mine) throws InterruptedException {
     URI target;
     try {
       target = endpoint.get().get(config.readTimeout().toMillis(), TimeUnit.MILLISECONDS);
     } catch (TimeoutException | java.util.concurrent.CancellationException | java.util.concurrent.ExecutionException e) {
       call.handover().complete(null);
-      return new Outcome.Failed("SSE endpoint unavailable (the event stream is reconnecting)", false, false, true);
+      Outcome lost = lostWhileWaiting(mine);
+      return lost != null ? lost
+          : new Outcome.Failed("SSE endpoint unavailable (the event stream is reconnecting)", false, false, true);
     }
     if (!stillWanted.getAsBoolean()) {
       call.handover().complete(null);
@@ -352,5 +406,43 @@ final class HttpSseUpstream {
       call.handover().complete(null);
       return new Outcome.Failed(e.getMessage() == null ? e.toString() : e.getMessage(), true, false, true);
     }
+  }
+
+  /** The stream was lost while the message waited for an endpoint: its requests will never be answered. */
+  private static Outcome lostWhileWaiting(Map<JsonRpcId, CompletableFuture<JsonRpcMessage.Response>> mine) {
+    for (CompletableFuture<JsonRpcMessage.Response> answer : mine.values()) {
+      if (answer.isCompletedExceptionally()) {
+        return noAnswer(answer);
+      }
+    }
+    return null;
+  }
+
+  /**
+   * Waits for every answer, all within one {@code --timeout-read}: a single request's outcome then
+   * carries its answer; a batch's is {@code accepted} (each member's answer went to the host).
+   */
+  private Outcome awaitAnswers(Outcome.Accepted accepted, Map<JsonRpcId, CompletableFuture<JsonRpcMessage.Response>> mine)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + config.readTimeout().toNanos();
+    JsonRpcMessage.Response last = null;
+    for (CompletableFuture<JsonRpcMessage.Response> answer : mine.values()) {
+      try {
+        last = answer.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+      } catch (TimeoutException e) {
+        return Outcome.Failed.of(Outcome.Kind.NO_ANSWER, "no response from the server within "
+            + config.readTimeout().toSeconds() + " s (--timeout-read)");
+      } catch (java.util.concurrent.ExecutionException e) {
+        return noAnswer(answer);
+      }
+    }
+    return mine.size() == 1 ? new Outcome.Delivered(accepted.status(), accepted.headers(), last, false) : accepted;
+  }
+
+  private static Outcome noAnswer(CompletableFuture<JsonRpcMessage.Response> lost) {
+    String reason = lost.handle((r, e) -> e instanceof StreamLost s ? s.getMessage()
+        : e != null && e.getCause() instanceof StreamLost s ? s.getMessage() : String.valueOf(e)).join();
+    return Outcome.Failed.of(Outcome.Kind.NO_ANSWER,
+        "SSE stream disconnected before the response arrived (" + reason + "); please retry");
   }
 }

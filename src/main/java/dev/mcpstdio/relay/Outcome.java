@@ -69,7 +69,13 @@ sealed interface Outcome {
     /** The message or its answer did not fit in the relay's heap. */
     OUT_OF_MEMORY,
     /** The relay could not sign in to the server (OAuth). */
-    UNAUTHORIZED
+    UNAUTHORIZED,
+    /**
+     * The server took the message, but its answer, which travels apart from the POST (HTTP+SSE,
+     * 2024-11-05: on the event stream), never came: the stream was lost, or it did not come in
+     * time. A request the host cancelled ends in silence then: it expects nothing more.
+     */
+    NO_ANSWER
   }
 
   HttpHeaders NO_HEADERS = HttpHeaders.of(Map.of(), (a, b) -> true);

@@ -147,6 +147,13 @@ public final class Relay {
       memory.remember(link.call().message());
       return link.proceed(link.call());
     });
+    chain.add(link -> { // Streamable HTTP: the GET stream opens once the session is initialized
+      Outcome outcome = link.proceed(link.call());
+      if ("notifications/initialized".equals(link.call().method()) && !isFailure(outcome)) {
+        serverStream.start();
+      }
+      return outcome;
+    });
     chain.add(new AwaitServerStream(serverStream));
     chain.add(pages);
     chain.add(new SessionLink(session, memory, log, serverStream::sessionChanged, this::endSessionLater));
@@ -160,7 +167,7 @@ public final class Relay {
     }
     this.httpSseLinks = List.copyOf(httpSseChain);
     this.httpSse = config.transport() == RelayConfig.Transport.STREAMABLE_HTTP ? null
-        : new HttpSseUpstream(client, requests, config, log, inbound, this::streamLost, sleeper, memory);
+        : new HttpSseUpstream(client, requests, config, log, inbound, sleeper, memory);
     this.usingHttpSse = config.transport() == RelayConfig.Transport.SSE;
     this.transportDecided = config.transport() != RelayConfig.Transport.AUTO;
     this.links = List.copyOf(chain);
@@ -703,26 +710,20 @@ public final class Relay {
         // a cancelled request whose id the host reused: the new request answers for the id now
       }
       case Request r -> {
-        if (usingHttpSse && outcome instanceof Outcome.Accepted) {
-          awaitStreamedAnswer(r.id(), call); // the answer travels on the event stream
-        } else if (ledger.isOpen(r.id())) {
-          answers.answerFailure(call, r.id(), outcome);
+        if (ledger.isOpen(r.id())) {
+          settleOpen(call, r.id(), outcome);
         }
       }
       case Batch b -> {
         for (JsonRpcMessage member : b.members()) {
-          if (member instanceof Request r && usingHttpSse && outcome instanceof Outcome.Accepted) {
-            awaitStreamedAnswer(r.id(), call);
-          } else if (member instanceof Request r && ledger.isOpen(r.id())) {
-            answers.answerFailure(call, r.id(), outcome);
+          if (member instanceof Request r && ledger.isOpen(r.id())) {
+            settleOpen(call, r.id(), outcome);
           }
         }
       }
       case Notification n -> {
         if (isFailure(outcome)) {
           log.warn(n.method() + " was not delivered: " + SessionLink.describe(outcome));
-        } else if ("notifications/initialized".equals(n.method()) && !usingHttpSse) {
-          serverStream.start();
         }
       }
       case Response resp -> {
@@ -734,32 +735,15 @@ public final class Relay {
     }
   }
 
-  /** HTTP+SSE: waits for the answer to arrive on the stream, and says so when it does not in time. */
-  private void awaitStreamedAnswer(JsonRpcId id, Call call) {
-    try {
-      if (ledger.isCancelled(id) || !ledger.awaitClosed(id, config.readTimeout()) && ledger.isCancelled(id)) {
-        ledger.closeCancelled(id); // the host cancelled it: servers send nothing more, and neither do we
-      } else if (ledger.isOpen(id)) { // (a cancelled call whose id was reused meanwhile stays silent: answerFor)
-        answers.answerFor(call, id, ErrorCodes.UPSTREAM_ERROR, "no response from the server within "
-            + config.readTimeout().toSeconds() + " s (--timeout-read)", null);
-      }
-    } catch (InterruptedException e) {
-      answers.answerOwn(id, ErrorCodes.UPSTREAM_ERROR, "relay shutting down", null);
-    }
-  }
-
   /**
-   * HTTP+SSE: the event stream was lost, and with it every answer still to come. Each open request
-   * gets one error now (a request the host cancelled is closed silently instead).
+   * An open request the chain ended without answering: one error that says why, except for a
+   * request the host cancelled whose answer was never going to come (it expects nothing more).
    */
-  private void streamLost(String reason) {
-    for (JsonRpcId id : ledger.openIds()) {
-      if (ledger.isCancelled(id)) {
-        ledger.closeCancelled(id);
-      } else {
-        answers.answerOwn(id, ErrorCodes.UPSTREAM_ERROR, "SSE stream disconnected before the response arrived (" + reason
-            + "); please retry", null);
-      }
+  private void settleOpen(Call call, JsonRpcId id, Outcome outcome) {
+    if (outcome instanceof Outcome.Failed f && f.kind() == Outcome.Kind.NO_ANSWER && ledger.isCancelled(id)) {
+      ledger.closeCancelled(id);
+    } else {
+      answers.answerFailure(call, id, outcome);
     }
   }
 

@@ -65,7 +65,7 @@ final class UpstreamErrors {
       case INTERNAL, OUT_OF_MEMORY -> {
         return new Error(ErrorCodes.INTERNAL_ERROR, reason, null);
       }
-      case SESSION_LOST, SHUTDOWN, UNAUTHORIZED -> {
+      case SESSION_LOST, SHUTDOWN, UNAUTHORIZED, NO_ANSWER -> {
         return new Error(reason, null); // the relay's own words are the whole story
       }
       case TRANSPORT -> {}

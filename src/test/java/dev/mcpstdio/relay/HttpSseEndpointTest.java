@@ -128,6 +128,60 @@ class HttpSseEndpointTest {
     }
   }
 
+  /**
+   * A call the host cancelled, whose answer was to come on the stream, ends in silence when the
+   * stream is lost; another one in flight gets its error; and the relay goes on on the new stream.
+   */
+  @Test
+  void aLostStreamAnswersTheCallsWaitingOnItExceptTheCancelledOne() throws Exception {
+    java.util.List<Response> streams = new java.util.concurrent.CopyOnWriteArrayList<>();
+    java.util.List<Callback> ends = new java.util.concurrent.CopyOnWriteArrayList<>();
+    java.util.List<String> posts = new java.util.concurrent.CopyOnWriteArrayList<>();
+    server.setHandler(new Handler.Abstract() {
+      @Override
+      public boolean handle(Request request, Response response, Callback callback) throws Exception {
+        if (request.getMethod().equals("GET")) {
+          response.getHeaders().put("Content-Type", "text/event-stream");
+          response.write(false, ByteBuffer.wrap("event: endpoint\ndata: /messages\n\n".getBytes(StandardCharsets.UTF_8)), Callback.NOOP);
+          streams.add(response);
+          ends.add(callback);
+          return true;
+        }
+        String body = org.eclipse.jetty.io.Content.Source.asString(request);
+        posts.add(body);
+        if (body.contains("\"method\":\"initialize\"") || body.contains("\"method\":\"ping\"")) {
+          String id = body.replaceAll(".*\"id\":(\"[^\"]*\"|[0-9]+).*", "$1");
+          String result = body.contains("initialize")
+              ? "{\"protocolVersion\":\"2024-11-05\",\"capabilities\":{},\"serverInfo\":{\"name\":\"s\",\"version\":\"1\"}}" : "{}";
+          streams.getLast().write(false, ByteBuffer.wrap(("data: {\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"result\":" + result
+              + "}\n\n").getBytes(StandardCharsets.UTF_8)), Callback.NOOP);
+        }
+        response.setStatus(202);
+        callback.succeeded();
+        return true; // tools/call is never answered
+      }
+    });
+    ServerConnector connector = new ServerConnector(server);
+    connector.setHost("127.0.0.1");
+    server.addConnector(connector);
+    server.start();
+    URI url = URI.create("http://127.0.0.1:" + connector.getLocalPort() + "/sse");
+    try (RelayHarness host = RelayHarness.start(url, c -> c.withTransport(RelayConfig.Transport.SSE))) {
+      host.initialize();
+      host.send("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":\"slow\",\"arguments\":{}}}");
+      host.send("{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"tools/call\",\"params\":{\"name\":\"slow\",\"arguments\":{}}}");
+      host.send("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":7}}");
+      dev.mcpstdio.testing.Await.until("both calls and the cancel posted",
+          () -> posts.stream().filter(b -> b.contains("tools/call")).count() == 2 && posts.stream().anyMatch(b -> b.contains("cancelled")));
+      streams.getFirst().write(true, ByteBuffer.allocate(0), ends.getFirst()); // the server ends the stream
+      assertThat(host.answerTo("8")).contains("-32000").contains("SSE stream disconnected before the response arrived");
+      dev.mcpstdio.testing.Await.until("a new stream", () -> streams.size() == 2);
+      host.send("{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\"}");
+      host.answerTo("9"); // the relay goes on, and everything before this answer has been written
+      assertThat(host.stdout.snapshot()).noneMatch(l -> RelayHarness.hasId(l, "7"));
+    }
+  }
+
   @Test
   void sameOriginIsSchemeHostAndPortWithDefaultPortsFolded() {
     assertThat(HttpSseUpstream.sameOrigin(URI.create("http://a.example/x"), URI.create("http://A.example:80/y"))).isTrue();
