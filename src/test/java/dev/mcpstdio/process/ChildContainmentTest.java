@@ -224,4 +224,56 @@ class ChildContainmentTest {
       awaitDead(pid); // the watchdog's ladder: 2 s after EOF, SIGTERM; 2 s later, SIGKILL
     }
   }
+
+  @Test
+  void aGroupMemberWithoutTheCookieIsEndedWhenTheChildHasAlreadyExited() throws Exception {
+    ChildProcessTest.Recorder out = new ChildProcessTest.Recorder();
+    // the grandchild stays in the child's group but clears its environment (no cookie); the child exits
+    ChildProcess child = sh("env -i /bin/sh -c 'exec sleep 600' </dev/null >/dev/null 2>&1 & echo $!; exit 0", out);
+    long grandchild = stray(out.awaitLine(0));
+    Await.until("the child to exit", WAIT, () -> !ChildProcessTest.running(child.pid()));
+    assertThat(processGroup(grandchild)).isEqualTo(child.pid());
+
+    child.close();
+
+    awaitDead(grandchild);
+  }
+
+  @Test
+  void aGatewayKilledWithSigkillEndsAChildWhoseOwnEnvironmentHasNoCookie() throws Exception {
+    String java = ProcessHandle.current().info().command().orElse("java");
+    // the child execs with a cleared environment: its group leader no longer carries the cookie
+    String script = "echo $$; echo done; exec env -i /bin/sh -c 'trap \"\" TERM; exec 0</dev/null; while :; do sleep 1; done'";
+    probe = new ProcessBuilder(java, "-Xlog:disable", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+        "-cp", System.getProperty("java.class.path"), ContainmentProbe.class.getName(), "1", script)
+        .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+    BufferedReader lines = new BufferedReader(new InputStreamReader(probe.getInputStream(), StandardCharsets.UTF_8));
+    List<Long> tree = new ArrayList<>();
+    CompletableFuture<Void> ready = CompletableFuture.runAsync(() -> {
+      try {
+        for (String line; (line = lines.readLine()) != null && !line.equals("ready"); ) {
+          if (line.matches("line \\d+")) {
+            tree.add(stray(line.substring(5)));
+          }
+        }
+      } catch (IOException e) {
+        throw new IllegalStateException(e);
+      }
+    }, dev.mcpstdio.testing.Threads.VIRTUAL);
+    ready.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+    assertThat(tree).hasSize(1);
+    long leader = tree.getFirst();
+    Await.until("the child to exec with a cleared environment", WAIT, () -> {
+      try {
+        return !Files.readString(Path.of("/proc/" + leader + "/environ")).contains("MCP_STDIO_PROCESS_TREE");
+      } catch (IOException e) {
+        return false;
+      }
+    });
+
+    probe.destroyForcibly(); // SIGKILL: only the watchdog is left to end the child
+    probe.waitFor(WAIT.toSeconds(), TimeUnit.SECONDS);
+
+    awaitDead(leader);
+  }
 }
