@@ -8,8 +8,10 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -121,6 +123,7 @@ public final class ChildProcess implements AutoCloseable {
   private static final byte[] EOF = new byte[0];
 
   private final Process process;
+  private final Optional<Instant> childStart; // to tell the child from a process that reused its pid
   /** The child's process group, which it leads; -1 when the platform gives it none. */
   private final long group;
   /** The child's {@link ProcessTree} cookie; null where no {@code /proc} shows environments. */
@@ -136,6 +139,7 @@ public final class ChildProcess implements AutoCloseable {
 
   private ChildProcess(Process process, long group, String cookie, Log log, Ladder ladder) {
     this.process = process;
+    this.childStart = process.toHandle().info().startInstant();
     this.group = group;
     this.cookie = cookie;
     this.stdin = process.getOutputStream();
@@ -447,18 +451,24 @@ public final class ChildProcess implements AutoCloseable {
       return List.of();
     }
     ProcessTree.Scan scan = ProcessTree.scan(group, cookie);
-    return groupIsOurs(scan) ? scan.all() : scan.carriers();
+    return groupIsOurs() ? scan.all() : scan.carriers();
   }
 
   /**
-   * Whether the group id still names the child's group: while the child lives (it holds the
-   * number), or while a carrier of its cookie is in the group. Otherwise the number may belong to
-   * another process's group by now (see {@link ProcessTree.Scan}), and signalling it could end a
-   * stranger, another session's child say. Without cookies (no {@code /proc} environ) the group
-   * is trusted as before.
+   * Whether the group id still names the child's group. The kernel hands out no pid number while a
+   * process still uses it as its group id, so while a member of the child's group lives, no other
+   * process can have that pid. Once the child is reaped and its group emptied, the number may go
+   * to a new process, which may lead a group of its own with it (pid_max is 32768 on many systems,
+   * and a busy machine wraps it in minutes): then a live process has that pid and is not the child.
+   * So: the child's group while the child lives, or while no process has its pid, or the one that
+   * has it is the child itself (the same start time: exited, not yet reaped).
    */
-  private boolean groupIsOurs(ProcessTree.Scan scan) {
-    return cookie == null || process.isAlive() || scan.groupHasCarrier();
+  private boolean groupIsOurs() {
+    if (group <= 0 || process.isAlive()) {
+      return group > 0;
+    }
+    Optional<ProcessHandle> holder = ProcessHandle.of(group);
+    return holder.isEmpty() || holder.get().info().startInstant().equals(childStart);
   }
 
   /**
@@ -481,7 +491,7 @@ public final class ChildProcess implements AutoCloseable {
 
   /** SIGTERM, or SIGKILL with {@code kill}, to the child's whole process group at once, while it is the child's ({@link #groupIsOurs}). */
   private void signalGroup(boolean kill) {
-    if (group > 0 && (cookie == null || process.isAlive() || ProcessTree.scan(group, cookie).groupHasCarrier())) {
+    if (groupIsOurs()) {
       Watchdog.get().signal(group, kill);
     }
   }

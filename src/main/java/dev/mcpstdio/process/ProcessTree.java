@@ -68,16 +68,8 @@ final class ProcessTree {
     return b;
   }
 
-  /**
-   * What one scan found for a child: the live carriers of its cookie, the live members of its
-   * process group that do not carry it, and whether a carrier is in that group.
-   *
-   * <p>A group id is only the child's while the group is: once the child is reaped and the group
-   * has emptied, the kernel may give the number to a new process, which may lead a group of its
-   * own with it (pid_max is 32768 on many systems; a busy machine wraps in minutes). While a
-   * carrier is in the group, the number stays taken, so the group is still the child's.
-   */
-  record Scan(List<ProcessHandle> carriers, List<ProcessHandle> groupOnly, boolean groupHasCarrier) {
+  /** What one scan found for a child: the live carriers of its cookie, and the live members of its group that do not carry it. */
+  record Scan(List<ProcessHandle> carriers, List<ProcessHandle> groupOnly) {
     /** Everyone found: carriers and group members. */
     List<ProcessHandle> all() {
       List<ProcessHandle> all = new ArrayList<>(carriers);
@@ -94,7 +86,6 @@ final class ProcessTree {
   static Scan scan(long pgid, String cookie) {
     List<ProcessHandle> carriers = new ArrayList<>();
     List<ProcessHandle> groupOnly = new ArrayList<>();
-    boolean groupHasCarrier = false;
     Matcher matcher = new Matcher(pgid, cookie);
     long self = ProcessHandle.current().pid();
     try (DirectoryStream<Path> all = Files.newDirectoryStream(Path.of("/proc"), "[0-9]*")) {
@@ -115,7 +106,6 @@ final class ProcessTree {
         }
         if ((found & Matcher.CARRIER) != 0) {
           carriers.add(handle.get());
-          groupHasCarrier |= (found & Matcher.GROUP) != 0;
         } else {
           groupOnly.add(handle.get());
         }
@@ -123,7 +113,22 @@ final class ProcessTree {
     } catch (IOException | RuntimeException e) {
       // no /proc: nothing to add to what descendants() shows
     }
-    return new Scan(carriers, groupOnly, groupHasCarrier);
+    return new Scan(carriers, groupOnly);
+  }
+
+  /**
+   * The start time of process {@code pid} in clock ticks since boot (the 22nd field of
+   * {@code /proc/<pid>/stat}), digits only, or null where there is no such process or no {@code /proc}.
+   */
+  static String startTime(long pid) {
+    try {
+      String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+      int close = stat.lastIndexOf(')');
+      String[] fields = close < 0 ? new String[0] : stat.substring(close + 2).split(" ");
+      return fields.length > 19 && fields[19].matches("[0-9]+") ? fields[19] : null;
+    } catch (IOException | RuntimeException e) {
+      return null;
+    }
   }
 
   /** Everyone {@link #scan} finds: members of group {@code pgid} and carriers of {@code cookie}. */

@@ -14,14 +14,15 @@ import java.util.Map;
  * and ends them, and every process carrying one of its children's cookies, when the gateway goes,
  * however it goes (SIGKILL and crashes included).
  *
- * <p>The gateway writes commands to the watchdog's stdin, one per line: {@code watch <pgid>},
+ * <p>The gateway writes commands to the watchdog's stdin, one per line: {@code watch <pgid> [<start>]},
  * {@code forget <pgid>}, {@code TERM <pgid>}, {@code KILL <pgid>} (the last two signal the whole
  * group with {@code kill -s SIG -- -<pgid>}, which a single kill(2) delivers to every member at
  * once, a member forking meanwhile included). Only the gateway holds the write end of that pipe
  * (the JVM opens its pipes close-on-exec, so no child inherits it), so the pipe reaches EOF exactly
  * when the gateway's process is gone. Then the watchdog runs the shutdown ladder on the groups still
- * watched whose leader, the child, still lives and carries one of this gateway's cookies (a
- * child gone long before may have left its group id to a stranger's group) and on every process whose environment carries {@code MCP_STDIO_PROCESS_TREE=<this
+ * watched whose number is still the child's (no process has it as pid, or the one that has it
+ * started when the child did: a child gone long before may have left its number to a stranger's
+ * group) and on every process whose environment carries {@code MCP_STDIO_PROCESS_TREE=<this
  * gateway's token>-<number>} ({@link ProcessTree}: descendants that left their group by setsid(2)),
  * with {@link ChildProcess.Ladder#DEFAULT}'s waits: the children have seen EOF on their stdin
  * already; after the first wait, SIGTERM to each group still alive and to each carrier; after the
@@ -49,7 +50,8 @@ final class Watchdog {
    * the gateway's {@link ProcessTree#TOKEN}. The group list is a space-separated string; forget
    * removes one entry, since a group id freed by an ended child may come back for a new one before
    * the old one is forgotten. Once the gateway is gone, {@code live} keeps the groups still alive
-   * whose leader carries a cookie of this gateway's ({@code ours}), and {@code carriers} lists the {@code /proc/<pid>/environ} paths that carry a cookie of this
+   * whose number is still the child's ({@code ours}: {@code watch <pgid> <start>} gave the
+   * leader's start time), and {@code carriers} lists the {@code /proc/<pid>/environ} paths that carry a cookie of this
    * gateway's, ten SIGKILL sweeps at most (a carrier may fork between a scan and its signal).
    */
   static final String SCRIPT = """
@@ -57,10 +59,12 @@ final class Watchdog {
       cookie="MCP_STDIO_PROCESS_TREE=$3-[0-9][0-9]*"
       case $3 in ''|*[!0-9a-f]*) cookie= ;; esac
       groups=' '
-      while read -r verb id; do
+      while read -r verb id start; do
         case $id in ''|*[!0-9]*) continue ;; esac
         case $verb in
-          watch) groups="$groups$id " ;;
+          watch) groups="$groups$id "
+            case $start in ''|*[!0-9]*) start= ;; esac
+            eval "start_$id=\\$start" ;;
           forget) rest=' '; gone=
             for g in $groups; do
               if [ -z "$gone" ] && [ "$g" = "$id" ]; then gone=1; else rest="$rest$g "; fi
@@ -88,9 +92,16 @@ final class Watchdog {
           kill -s "$1" "$p" 2>/dev/null && found=1
         done
       }
+      starttime() {
+        stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 0
+        set -- ${stat##*) }
+        shift 19
+        echo "$1"
+      }
       ours() {
-        [ -z "$cookie" ] && return 0
-        tr '\\0' '\\n' 2>/dev/null <"/proc/$1/environ" | grep -qx -e "$cookie"
+        [ -e "/proc/$1" ] || return 0
+        eval "want=\\${start_$1-}"
+        [ -n "$want" ] && [ "$(starttime "$1")" = "$want" ]
       }
       live() {
         rest=' '
@@ -117,6 +128,7 @@ final class Watchdog {
   private static Watchdog instance; // guarded by Watchdog.class
 
   private final Map<Long, Integer> watched = new HashMap<>(); // guarded by this: group id -> children with it
+  private final Map<Long, String> starts = new HashMap<>(); // guarded by this: group id -> its leader's start time
   private Process process; // guarded by this; null until started, or after it failed
   private OutputStream commands; // guarded by this
 
@@ -137,7 +149,8 @@ final class Watchdog {
    */
   synchronized boolean watch(long pgid) {
     watched.merge(pgid, 1, Integer::sum);
-    return send("watch " + pgid, true);
+    starts.put(pgid, ProcessTree.startTime(pgid)); // the leader's: a later holder of the number differs
+    return send(watchCommand(pgid), true);
   }
 
   /** The group's child was closed and reaped: nothing to end on its behalf any more. */
@@ -152,6 +165,12 @@ final class Watchdog {
       watched.put(pgid, count - 1);
     }
     send("forget " + pgid, true);
+  }
+
+  /** {@code watch <pgid> <the leader's start time in clock ticks, or nothing>}: digits only. */
+  private String watchCommand(long pgid) {
+    String start = starts.get(pgid);
+    return "watch " + pgid + (start == null ? "" : " " + start);
   }
 
   /** Sends SIGTERM ({@code kill} false) or SIGKILL to every member of group {@code pgid}. */
@@ -200,7 +219,7 @@ final class Watchdog {
     process = started;
     commands = started.getOutputStream();
     StringBuilder replay = new StringBuilder();
-    watched.forEach((pgid, count) -> replay.append(("watch " + pgid + "\n").repeat(count)));
+    watched.forEach((pgid, count) -> replay.append((watchCommand(pgid) + "\n").repeat(count)));
     commands.write(replay.toString().getBytes(StandardCharsets.US_ASCII));
     commands.flush();
   }

@@ -219,11 +219,11 @@ final class HttpSseUpstream {
   }
 
   private void lost(String reason, Duration wait) {
-    CompletableFuture<URI> old = endpoint.getAndSet(new CompletableFuture<>());
-    old.cancel(false);
-    log.warn(reason + "; reconnecting in " + wait.toMillis() + " ms");
     StreamLost lostWith = new StreamLost(reason);
     awaited.values().forEach(answer -> answer.completeExceptionally(lostWith)); // their posts say so
+    CompletableFuture<URI> old = endpoint.getAndSet(new CompletableFuture<>()); // after: a waiter sees it lost
+    old.cancel(false);
+    log.warn(reason + "; reconnecting in " + wait.toMillis() + " ms");
   }
 
   /** @param layout what the scanner found while the event's data arrived, or null */
@@ -343,6 +343,17 @@ final class HttpSseUpstream {
           waiting.complete(r);
         }
       }
+    }
+  }
+
+  /**
+   * The host cancelled the request that travels as {@code id}: its post stops waiting for an
+   * answer (the server sends none, and the request's slot is freed at once).
+   */
+  void cancelled(JsonRpcId id) {
+    CompletableFuture<JsonRpcMessage.Response> waiting = id == null ? null : awaited.get(id);
+    if (waiting != null) {
+      waiting.completeExceptionally(new StreamLost("cancelled by the host"));
     }
   }
 

@@ -612,6 +612,9 @@ public final class Relay {
     }
     JsonRpcId alias = reusedIds.aliasOf(id); // the server knows a reused id by its alias
     ledger.cancel(id);
+    if (httpSse != null) {
+      httpSse.cancelled(alias != null ? alias : id); // its post stops waiting: a settled cancel closes silently
+    }
     JsonRpcId page = pages.pageInFlight(alias != null ? alias : id);
     JsonRpcId known = page != null ? page : alias;
     return known == null ? n : Rewrites.withParam(n, "requestId", known.json());
