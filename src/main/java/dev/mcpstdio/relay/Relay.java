@@ -549,13 +549,21 @@ public final class Relay {
           "Invalid Request: ids starting with \"" + Rewrites.RELAY_ID_PREFIX + "\" are reserved by the relay");
       return false;
     }
-    switch (ledger.open(request.id(), wait, inBatch)) {
+    AnswerLedger.Opening opening = ledger.open(request.id(), wait, inBatch);
+    if (opening == AnswerLedger.Opening.DUPLICATE && !inBatch) { // (never one open for a host batch)
+      if (answers.supersede(request.id())) {
+        log.info("id " + request.id() + " reused while the request cancelled under it is in flight; the new request "
+            + "goes upstream under an alias");
+        return true;
+      }
+      if (!ledger.isOpen(request.id())) {
+        // the cancelled request under this id closed between the two looks: open it afresh (a recent
+        // cancel still marks it reused, so it goes upstream under an alias all the same)
+        opening = ledger.open(request.id(), wait, false);
+      }
+    }
+    switch (opening) {
       case DUPLICATE -> {
-        if (!inBatch && answers.supersede(request.id())) { // (never one open for a host batch)
-          log.info("id " + request.id() + " reused while the request cancelled under it is in flight; the new request "
-              + "goes upstream under an alias");
-          return true;
-        }
         answers.reject(request.id(), ErrorCodes.INVALID_REQUEST,
             "Invalid Request: id " + request.id() + " is already in use by a request in flight");
         return false;

@@ -60,8 +60,13 @@ class RelayOverLegacySseTest {
         host.stdout.nextMatching(l -> l.contains(token), RelayHarness.TIMEOUT);
       }
       serve.close(); // the server goes away mid-call: the stream is lost
+      // each call's own wait ends with the stream, so their errors come in any order
+      dev.mcpstdio.testing.Await.until("every call in flight answered", () -> java.util.stream.IntStream.range(10, 13)
+          .allMatch(id -> host.stdout.snapshot().stream().anyMatch(l -> RelayHarness.hasId(l, String.valueOf(id)))));
       for (int id = 10; id < 13; id++) {
-        assertThat(host.answerTo(String.valueOf(id))).contains("-32000").contains("SSE stream disconnected");
+        String idJson = String.valueOf(id);
+        assertThat(host.stdout.snapshot()).filteredOn(l -> RelayHarness.hasId(l, idJson)).singleElement()
+            .satisfies(l -> assertThat(l).contains("-32000").contains("SSE stream disconnected"));
       }
       // a request sent now waits for a new stream, which never comes, and gets its own single error
       host.send("{\"jsonrpc\":\"2.0\",\"id\":20,\"method\":\"ping\"}");
