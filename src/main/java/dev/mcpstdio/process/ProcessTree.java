@@ -121,14 +121,24 @@ final class ProcessTree {
    * {@code /proc/<pid>/stat}), digits only, or null where there is no such process or no {@code /proc}.
    */
   static String startTime(long pid) {
+    String[] fields = statFields(Path.of("/proc", Long.toString(pid)), 21);
+    return fields.length > 19 && fields[19].matches("[0-9]+") ? fields[19] : null;
+  }
+
+  /**
+   * The fields of {@code <dir>/stat} after the command name (state first, then ppid, pgrp, ...),
+   * at most {@code limit}; empty when the process is gone. The name may hold spaces and
+   * parentheses, so the fields are those after its last ')'.
+   */
+  private static String[] statFields(Path dir, int limit) {
+    String stat;
     try {
-      String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
-      int close = stat.lastIndexOf(')');
-      String[] fields = close < 0 ? new String[0] : stat.substring(close + 2).split(" ");
-      return fields.length > 19 && fields[19].matches("[0-9]+") ? fields[19] : null;
+      stat = Files.readString(dir.resolve("stat"));
     } catch (IOException | RuntimeException e) {
-      return null;
+      return new String[0]; // gone meanwhile, or no /proc
     }
+    int close = stat.lastIndexOf(')');
+    return close < 0 || close + 2 > stat.length() ? new String[0] : stat.substring(close + 2).split(" ", limit);
   }
 
   /** Everyone {@link #scan} finds: members of group {@code pgid} and carriers of {@code cookie}. */
@@ -154,15 +164,7 @@ final class ProcessTree {
 
     /** {@link #GROUP} and/or {@link #CARRIER}, or 0 when the process is neither (or gone, or a zombie). */
     int belongs(Path dir) {
-      String stat;
-      try {
-        stat = Files.readString(dir.resolve("stat"));
-      } catch (IOException | RuntimeException e) {
-        return 0; // gone meanwhile
-      }
-      // pid (comm) state ppid pgrp ...: comm may hold spaces and parentheses, so parse after the last ')'
-      int close = stat.lastIndexOf(')');
-      String[] fields = close < 0 ? new String[0] : stat.substring(close + 2).split(" ", 4);
+      String[] fields = statFields(dir, 4); // state ppid pgrp ...
       if (fields.length < 3 || fields[0].equals("Z")) {
         return 0;
       }
