@@ -219,7 +219,7 @@ final class HttpSseUpstream {
   }
 
   private void lost(String reason, Duration wait) {
-    StreamLost lostWith = new StreamLost(reason);
+    NoAnswer lostWith = new NoAnswer("SSE stream disconnected before the response arrived (" + reason + "); please retry");
     awaited.values().forEach(answer -> answer.completeExceptionally(lostWith)); // their posts say so
     CompletableFuture<URI> old = endpoint.getAndSet(new CompletableFuture<>()); // after: a waiter sees it lost
     old.cancel(false);
@@ -353,14 +353,14 @@ final class HttpSseUpstream {
   void cancelled(JsonRpcId id) {
     CompletableFuture<JsonRpcMessage.Response> waiting = id == null ? null : awaited.get(id);
     if (waiting != null) {
-      waiting.completeExceptionally(new StreamLost("cancelled by the host"));
+      waiting.completeExceptionally(new NoAnswer("cancelled by the host")); // settled in silence (Relay.settleOpen)
     }
   }
 
-  /** Why the answers awaited on a lost stream never came. */
-  private static final class StreamLost extends RuntimeException {
-    StreamLost(String reason) {
-      super(reason, null, false, false);
+  /** Why an awaited answer will never come (the stream was lost, or the host cancelled): the error's words. */
+  private static final class NoAnswer extends RuntimeException {
+    NoAnswer(String message) {
+      super(message, null, false, false);
     }
   }
 
@@ -450,10 +450,8 @@ final class HttpSseUpstream {
     return mine.size() == 1 ? new Outcome.Delivered(accepted.status(), accepted.headers(), last, false) : accepted;
   }
 
-  private static Outcome noAnswer(CompletableFuture<JsonRpcMessage.Response> lost) {
-    String reason = lost.handle((r, e) -> e instanceof StreamLost s ? s.getMessage()
-        : e != null && e.getCause() instanceof StreamLost s ? s.getMessage() : String.valueOf(e)).join();
-    return Outcome.Failed.of(Outcome.Kind.NO_ANSWER,
-        "SSE stream disconnected before the response arrived (" + reason + "); please retry");
+  /** The outcome of a wait that ended exceptionally: only ever with a {@link NoAnswer}. */
+  private static Outcome noAnswer(CompletableFuture<JsonRpcMessage.Response> ended) {
+    return Outcome.Failed.of(Outcome.Kind.NO_ANSWER, ended.exceptionNow().getMessage());
   }
 }
