@@ -327,21 +327,21 @@ public final class Relay {
    */
   private void accept(JsonRpcMessage message, int bytes) throws InterruptedException {
     if (message instanceof Notification n && isCancel(n)) {
-      switch (waitingRoom.withdraw(cancelledId(n))) {
-        case WITHDRAWN -> log.info("request " + cancelledId(n) + " was cancelled while it waited for room; it was never sent");
+      switch (withdraw(n)) {
+        case WITHDRAWN -> {}
         case IN_A_WAITING_BATCH -> waitBehind(message, bytes); // it must not overtake the batch's POST
         case NOT_HERE, ON_ITS_WAY -> dispatch(message, budget.holdNow(bytes)); // never waits behind requests
       }
       return;
     }
     if (message instanceof Batch b && requestCount(b) == 0) {
-      message = withoutWithdrawn(b); // answers and cancels: they go at once, as when sent alone
-      if (message == null) {
-        return;
+      JsonRpcMessage rest = withoutWithdrawn(b); // answers and cancels: they go at once, as when sent alone
+      if (rest != null) {
+        dispatch(rest, budget.holdNow(bytes));
       }
+      return;
     }
-    if (message instanceof Response || message instanceof Invalid
-        || message instanceof Batch b && requestCount(b) == 0) {
+    if (message instanceof Response || message instanceof Invalid) {
       dispatch(message, budget.holdNow(bytes)); // an answer to the server may be what frees room
       return;
     }
@@ -377,10 +377,7 @@ public final class Relay {
   private JsonRpcMessage withoutWithdrawn(Batch batch) throws InterruptedException {
     List<JsonRpcMessage> kept = new ArrayList<>();
     for (JsonRpcMessage member : batch.members()) {
-      if (member instanceof Notification n && isCancel(n)
-          && waitingRoom.withdraw(cancelledId(n)) == WaitingRoom.Withdrawal.WITHDRAWN) {
-        log.info("request " + cancelledId(n) + " was cancelled while it waited for room; it was never sent");
-      } else {
+      if (!(member instanceof Notification n && isCancel(n) && withdraw(n) == WaitingRoom.Withdrawal.WITHDRAWN)) {
         kept.add(member);
       }
     }
@@ -388,6 +385,16 @@ public final class Relay {
       return null;
     }
     return kept.size() == batch.members().size() ? batch : Rewrites.batchOf(kept);
+  }
+
+  /** Offers a host's cancel to the waiting room; a request withdrawn there is logged. */
+  private WaitingRoom.Withdrawal withdraw(Notification cancel) throws InterruptedException {
+    JsonRpcId id = cancelledId(cancel);
+    WaitingRoom.Withdrawal withdrawal = waitingRoom.withdraw(id);
+    if (withdrawal == WaitingRoom.Withdrawal.WITHDRAWN) {
+      log.info("request " + id + " was cancelled while it waited for room; it was never sent");
+    }
+    return withdrawal;
   }
 
   private static boolean isCancel(Notification n) {
