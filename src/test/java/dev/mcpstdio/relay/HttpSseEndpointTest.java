@@ -23,10 +23,16 @@ class HttpSseEndpointTest {
   private final Server server = new Server();
   private volatile String endpoint;
 
-  private URI start() throws Exception {
+  /** Starts the server on loopback with the test's handler set; returns the event stream's URL. */
+  private URI serve() throws Exception {
     ServerConnector connector = new ServerConnector(server);
     connector.setHost("127.0.0.1");
     server.addConnector(connector);
+    server.start();
+    return URI.create("http://127.0.0.1:" + connector.getLocalPort() + "/sse");
+  }
+
+  private URI start() throws Exception {
     server.setHandler(new Handler.Abstract() {
       @Override
       public boolean handle(Request request, Response response, Callback callback) {
@@ -37,8 +43,7 @@ class HttpSseEndpointTest {
         return true;
       }
     });
-    server.start();
-    return URI.create("http://127.0.0.1:" + connector.getLocalPort() + "/sse");
+    return serve();
   }
 
   @AfterEach
@@ -82,11 +87,7 @@ class HttpSseEndpointTest {
         return true;
       }
     });
-    ServerConnector connector = new ServerConnector(server);
-    connector.setHost("127.0.0.1");
-    server.addConnector(connector);
-    server.start();
-    URI url = URI.create("http://127.0.0.1:" + connector.getLocalPort() + "/sse");
+    URI url = serve();
     try (RelayHarness host = RelayHarness.start(url, c -> c.withTransport(RelayConfig.Transport.SSE))) {
       host.send("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2024-11-05\","
           + "\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}");
@@ -117,11 +118,7 @@ class HttpSseEndpointTest {
         return true;
       }
     });
-    ServerConnector connector = new ServerConnector(server);
-    connector.setHost("127.0.0.1");
-    server.addConnector(connector);
-    server.start();
-    URI url = URI.create("http://127.0.0.1:" + connector.getLocalPort() + "/sse");
+    URI url = serve();
     try (RelayHarness host = RelayHarness.start(url, c -> c.withTransport(RelayConfig.Transport.SSE))) {
       dev.mcpstdio.testing.Await.until("the fourth stream opened", () -> gets.get() >= 4);
       assertThat(host.sleeps).startsWith(Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(4));
@@ -161,11 +158,7 @@ class HttpSseEndpointTest {
         return true; // tools/call is never answered
       }
     });
-    ServerConnector connector = new ServerConnector(server);
-    connector.setHost("127.0.0.1");
-    server.addConnector(connector);
-    server.start();
-    URI url = URI.create("http://127.0.0.1:" + connector.getLocalPort() + "/sse");
+    URI url = serve();
     try (RelayHarness host = RelayHarness.start(url, c -> c.withTransport(RelayConfig.Transport.SSE))) {
       host.initialize();
       host.send("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":\"slow\",\"arguments\":{}}}");
