@@ -194,11 +194,14 @@ class ChildContainmentTest {
       + " " + escapee("") + ";"
       + " echo done; exec 0</dev/null; while :; do sleep 1; done";
 
-  @Test
-  void nothingOutlivesAGatewayKilledWithSigkill() throws Exception {
+  /**
+   * Starts a gateway JVM ({@link ContainmentProbe}) with {@code children} children running
+   * {@code script}, and returns the processes it reported (each child's "line <pid>").
+   */
+  private List<Long> startProbe(int children, String script) throws Exception {
     String java = ProcessHandle.current().info().command().orElse("java");
     probe = new ProcessBuilder(java, "-Xlog:disable", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-        "-cp", System.getProperty("java.class.path"), ContainmentProbe.class.getName(), "3", HOSTILE)
+        "-cp", System.getProperty("java.class.path"), ContainmentProbe.class.getName(), Integer.toString(children), script)
         .redirectError(ProcessBuilder.Redirect.DISCARD).start();
     BufferedReader lines = new BufferedReader(new InputStreamReader(probe.getInputStream(), StandardCharsets.UTF_8));
     List<Long> tree = new ArrayList<>();
@@ -214,6 +217,12 @@ class ChildContainmentTest {
       }
     }, dev.mcpstdio.testing.Threads.VIRTUAL);
     ready.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+    return tree;
+  }
+
+  @Test
+  void nothingOutlivesAGatewayKilledWithSigkill() throws Exception {
+    List<Long> tree = startProbe(3, HOSTILE);
     assertThat(tree).hasSize(3 * 5);
     assertThat(tree).allMatch(ChildProcessTest::running);
 
@@ -241,26 +250,9 @@ class ChildContainmentTest {
 
   @Test
   void aGatewayKilledWithSigkillEndsAChildWhoseOwnEnvironmentHasNoCookie() throws Exception {
-    String java = ProcessHandle.current().info().command().orElse("java");
     // the child execs with a cleared environment: its group leader no longer carries the cookie
     String script = "echo $$; echo done; exec env -i /bin/sh -c 'trap \"\" TERM; exec 0</dev/null; while :; do sleep 1; done'";
-    probe = new ProcessBuilder(java, "-Xlog:disable", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-        "-cp", System.getProperty("java.class.path"), ContainmentProbe.class.getName(), "1", script)
-        .redirectError(ProcessBuilder.Redirect.DISCARD).start();
-    BufferedReader lines = new BufferedReader(new InputStreamReader(probe.getInputStream(), StandardCharsets.UTF_8));
-    List<Long> tree = new ArrayList<>();
-    CompletableFuture<Void> ready = CompletableFuture.runAsync(() -> {
-      try {
-        for (String line; (line = lines.readLine()) != null && !line.equals("ready"); ) {
-          if (line.matches("line \\d+")) {
-            tree.add(stray(line.substring(5)));
-          }
-        }
-      } catch (IOException e) {
-        throw new IllegalStateException(e);
-      }
-    }, dev.mcpstdio.testing.Threads.VIRTUAL);
-    ready.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+    List<Long> tree = startProbe(1, script);
     assertThat(tree).hasSize(1);
     long leader = tree.getFirst();
     Await.until("the child to exec with a cleared environment", WAIT, () -> {
