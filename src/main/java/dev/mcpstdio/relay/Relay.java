@@ -34,8 +34,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /**
  * The relay: stdin lines in, upstream exchanges out, every answer back on stdout.
  *
- * <p>One reader thread takes lines from stdin in order. Each message becomes an exchange on its
- * own virtual thread, so a slow {@code tools/call} never delays anything else. Order is still
+ * <p>One reader thread takes lines from stdin in order; a request it has no room for waits in the
+ * {@link WaitingRoom}, whose usher lets it in later, while the reader goes on. Each message becomes
+ * an exchange on its own virtual thread, so a slow {@code tools/call} never delays anything else. Order is still
  * kept where it matters (see {@link DispatchOrder}): a notification or an answer leaves only after
  * the POSTs before it, and nothing follows {@code initialize} or {@code notifications/initialized}
  * until its exchange has completed (the session id and version it yields must be on every later
