@@ -69,6 +69,28 @@ class RelayCancelAndPagesComponentTest {
     }
   }
 
+  /** A server whose "slow" tool answers {@code {"late":true}} once {@code release} opens, and whose other tool calls get {@code fast}. */
+  private static FakeMcpServer slowThenFast(CountDownLatch release, java.util.function.Function<FakeMcpServer.Exchange, Reply> fast) {
+    return new FakeMcpServer(e -> {
+      if (!"tools/call".equals(e.rpcMethod())) {
+        return FakeMcpServer.standard(e);
+      }
+      return e.text().contains("\"slow\"")
+          ? Reply.sse(List.of(Step.await(release), Step.message(FakeMcpServer.result(e.rpcIdJson(), "{\"late\":true}"))))
+          : fast.apply(e);
+    });
+  }
+
+  /** Sends the slow call 7, cancels it while it runs, reuses 7 for a "fast" call; returns the answer to 7. */
+  private static String cancelAndReuse(RelayHarness relay, FakeMcpServer server) {
+    relay.initialize();
+    relay.send(CALL);
+    Await.until("the first call is upstream", () -> server.posts("tools/call").size() == 1);
+    relay.send(CANCEL);
+    relay.send("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":\"fast\",\"arguments\":{}}}");
+    return relay.answerTo("7");
+  }
+
   /**
    * The host cancels id 7 while its call is still running upstream and at once reuses 7 for a new
    * call. The new call gets exactly one answer, its own; the cancelled call's late answer, released
@@ -77,22 +99,9 @@ class RelayCancelAndPagesComponentTest {
   @Test
   void aReusedIdIsAnsweredAgain() {
     CountDownLatch release = new CountDownLatch(1);
-    try (FakeMcpServer server = new FakeMcpServer(e -> {
-          if (!"tools/call".equals(e.rpcMethod())) {
-            return FakeMcpServer.standard(e);
-          }
-          boolean slow = e.text().contains("\"slow\"");
-          return slow
-              ? Reply.sse(List.of(Step.await(release), Step.message(FakeMcpServer.result(e.rpcIdJson(), "{\"late\":true}"))))
-              : Reply.json(FakeMcpServer.result(e.rpcIdJson(), "{\"fresh\":true}"));
-        });
+    try (FakeMcpServer server = slowThenFast(release, e -> Reply.json(FakeMcpServer.result(e.rpcIdJson(), "{\"fresh\":true}")));
         RelayHarness relay = RelayHarness.start(server.url())) {
-      relay.initialize();
-      relay.send(CALL);
-      Await.until("the first call is upstream", () -> server.posts("tools/call").size() == 1);
-      relay.send(CANCEL);
-      relay.send("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":\"fast\",\"arguments\":{}}}");
-      String answer = relay.answerTo("7");
+      String answer = cancelAndReuse(relay, server);
       assertThat(answer).as("the answer to the new request").contains("\"fresh\":true");
       release.countDown();
       Await.until("the late answer is dropped or written", () -> relay.log().matches("(?s).*dropped[^\n]*id 7.*")
@@ -111,22 +120,10 @@ class RelayCancelAndPagesComponentTest {
   @Test
   void theServersErrorBodyForAReusedIdReachesTheHost() {
     CountDownLatch release = new CountDownLatch(1);
-    try (FakeMcpServer server = new FakeMcpServer(e -> {
-          if (!"tools/call".equals(e.rpcMethod())) {
-            return FakeMcpServer.standard(e);
-          }
-          return e.text().contains("\"slow\"")
-              ? Reply.sse(List.of(Step.await(release), Step.message(FakeMcpServer.result(e.rpcIdJson(), "{\"late\":true}"))))
-              : Reply.body(400, "application/json", "{\"jsonrpc\":\"2.0\",\"id\":" + e.rpcIdJson()
-                  + ",\"error\":{\"code\":-32602,\"message\":\"unknown tool: fast\"}}");
-        });
+    try (FakeMcpServer server = slowThenFast(release, e -> Reply.body(400, "application/json",
+            "{\"jsonrpc\":\"2.0\",\"id\":" + e.rpcIdJson() + ",\"error\":{\"code\":-32602,\"message\":\"unknown tool: fast\"}}"));
         RelayHarness relay = RelayHarness.start(server.url())) {
-      relay.initialize();
-      relay.send(CALL);
-      Await.until("the first call is upstream", () -> server.posts("tools/call").size() == 1);
-      relay.send(CANCEL);
-      relay.send("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":\"fast\",\"arguments\":{}}}");
-      String answer = relay.answerTo("7");
+      String answer = cancelAndReuse(relay, server);
       assertThat(server.posts("tools/call").get(1).rpcIdJson()).startsWith("\"mcp-stdio/reused-");
       assertThat(answer).isEqualTo("{\"jsonrpc\":\"2.0\",\"id\":7,\"error\":{\"code\":-32602,\"message\":\"unknown tool: fast\"}}");
       release.countDown();
