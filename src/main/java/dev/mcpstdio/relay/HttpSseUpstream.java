@@ -58,7 +58,40 @@ final class HttpSseUpstream {
    * Requests whose answers are awaited on the stream: the id as sent (an alias for a reused id) ->
    * its answer. At most one entry per request in flight (the relay's admission bounds those).
    */
-  private final Map<JsonRpcId, CompletableFuture<JsonRpcMessage.Response>> awaited = new ConcurrentHashMap<>();
+  private final Map<JsonRpcId, AnswerWait> awaited = new ConcurrentHashMap<>();
+
+  /**
+   * How long the stream waits for a single request's answer to be written before it reads on:
+   * what the server sent after the answer must not overtake it on the way to the host, but a
+   * stalled exchange must not stall the stream for long either.
+   */
+  static final Duration ANSWER_HANDOFF = Duration.ofSeconds(1);
+
+  /**
+   * A post's wait for one answer on the stream. A single request's answer is handed to its post,
+   * which carries it up the chain as its outcome; the stream reads on once it was written (or
+   * after {@link #ANSWER_HANDOFF}). A batch's answers go to the host from the stream as they come.
+   */
+  static final class AnswerWait extends CompletableFuture<JsonRpcMessage.Response> implements Outcome.AnswerTail {
+    final boolean single;
+    private final java.util.concurrent.CountDownLatch written = new java.util.concurrent.CountDownLatch(1);
+
+    AnswerWait(boolean single) {
+      this.single = single;
+    }
+
+    @Override
+    public void answerWritten() {
+      written.countDown();
+    }
+
+    @Override
+    public void awaitEnd() {}
+
+    void awaitWritten() throws InterruptedException {
+      written.await(ANSWER_HANDOFF.toMillis(), TimeUnit.MILLISECONDS);
+    }
+  }
   private final Sleeper sleeper;
   private final AtomicReference<CompletableFuture<URI>> endpoint = new AtomicReference<>(new CompletableFuture<>());
   private final AtomicLong lastActivity = new AtomicLong(System.nanoTime());
@@ -250,7 +283,10 @@ final class HttpSseUpstream {
           replayAnswered.complete(null); // the replayed handshake's answer: internal
           return;
         }
-        inbound.accept(message); // first: the answer is on its way to the host before its post returns
+        if (handedOver(message)) {
+          return;
+        }
+        inbound.accept(message); // first: a batch's answer is on its way to the host before its post returns
         answered(message);
       } catch (MalformedMessageException e) {
         log.warn("the server sent an event that is not JSON-RPC (" + e.getMessage() + "); dropped");
@@ -333,12 +369,33 @@ final class HttpSseUpstream {
     return requests.eventStream().build();
   }
 
+  /**
+   * Hands a single request's answer to the post waiting for it, and waits (bounded) until it was
+   * written; false when no single request waits for it (a batch's member, a late or stray answer:
+   * those go to the router).
+   */
+  private boolean handedOver(JsonRpcMessage message) {
+    if (!(message instanceof JsonRpcMessage.Response r) || r.id() == null) {
+      return false;
+    }
+    AnswerWait waiting = awaited.get(r.id());
+    if (waiting == null || !waiting.single || !waiting.complete(r)) {
+      return false;
+    }
+    try {
+      waiting.awaitWritten();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt(); // stopping: the read loop sees it
+    }
+    return true;
+  }
+
   /** Completes the wait of each post whose request {@code message} answers. */
   private void answered(JsonRpcMessage message) {
     List<JsonRpcMessage> members = message instanceof JsonRpcMessage.Batch b ? b.members() : List.of(message);
     for (JsonRpcMessage m : members) {
       if (m instanceof JsonRpcMessage.Response r && r.id() != null) {
-        CompletableFuture<JsonRpcMessage.Response> waiting = awaited.get(r.id());
+        AnswerWait waiting = awaited.get(r.id());
         if (waiting != null) {
           waiting.complete(r);
         }
@@ -351,7 +408,7 @@ final class HttpSseUpstream {
    * answer (the server sends none, and the request's slot is freed at once).
    */
   void cancelled(JsonRpcId id) {
-    CompletableFuture<JsonRpcMessage.Response> waiting = id == null ? null : awaited.get(id);
+    AnswerWait waiting = id == null ? null : awaited.get(id);
     if (waiting != null) {
       waiting.completeExceptionally(new NoAnswer("cancelled by the host")); // settled in silence (Relay.settleOpen)
     }
@@ -370,10 +427,11 @@ final class HttpSseUpstream {
    * of its requests on the stream, up to {@code --timeout-read} after the POST.
    */
   Outcome post(Call call, java.util.function.BooleanSupplier stillWanted) throws InterruptedException {
-    Map<JsonRpcId, CompletableFuture<JsonRpcMessage.Response>> mine = new LinkedHashMap<>();
+    Map<JsonRpcId, AnswerWait> mine = new LinkedHashMap<>();
+    boolean single = call.message() instanceof JsonRpcMessage.Request;
     for (JsonRpcMessage m : call.message() instanceof JsonRpcMessage.Batch b ? b.members() : List.of(call.message())) {
       if (m instanceof JsonRpcMessage.Request r) {
-        CompletableFuture<JsonRpcMessage.Response> answer = new CompletableFuture<>();
+        AnswerWait answer = new AnswerWait(single);
         mine.put(r.id(), answer);
         awaited.put(r.id(), answer); // before the POST: the answer may come on the stream before the POST's reply
       }
@@ -386,11 +444,13 @@ final class HttpSseUpstream {
       return awaitAnswers(accepted, mine);
     } finally {
       mine.forEach(awaited::remove);
+      // Whatever did not come is not handed to anybody any more (a late answer goes to the router).
+      mine.values().forEach(w -> w.completeExceptionally(new NoAnswer("no longer awaited")));
     }
   }
 
   private Outcome send(Call call, java.util.function.BooleanSupplier stillWanted,
-      Map<JsonRpcId, CompletableFuture<JsonRpcMessage.Response>> mine) throws InterruptedException {
+      Map<JsonRpcId, AnswerWait> mine) throws InterruptedException {
     URI target;
     try {
       target = endpoint.get().get(config.readTimeout().toMillis(), TimeUnit.MILLISECONDS);
@@ -420,8 +480,8 @@ final class HttpSseUpstream {
   }
 
   /** The stream was lost while the message waited for an endpoint: its requests will never be answered. */
-  private static Outcome lostWhileWaiting(Map<JsonRpcId, CompletableFuture<JsonRpcMessage.Response>> mine) {
-    for (CompletableFuture<JsonRpcMessage.Response> answer : mine.values()) {
+  private static Outcome lostWhileWaiting(Map<JsonRpcId, AnswerWait> mine) {
+    for (AnswerWait answer : mine.values()) {
       if (answer.isCompletedExceptionally()) {
         return noAnswer(answer);
       }
@@ -433,21 +493,30 @@ final class HttpSseUpstream {
    * Waits for every answer, all within one {@code --timeout-read}: a single request's outcome then
    * carries its answer; a batch's is {@code accepted} (each member's answer went to the host).
    */
-  private Outcome awaitAnswers(Outcome.Accepted accepted, Map<JsonRpcId, CompletableFuture<JsonRpcMessage.Response>> mine)
+  private Outcome awaitAnswers(Outcome.Accepted accepted, Map<JsonRpcId, AnswerWait> mine)
       throws InterruptedException {
     long deadline = System.nanoTime() + config.readTimeout().toNanos();
     JsonRpcMessage.Response last = null;
-    for (CompletableFuture<JsonRpcMessage.Response> answer : mine.values()) {
+    AnswerWait lastWait = null;
+    for (AnswerWait answer : mine.values()) {
+      lastWait = answer;
       try {
         last = answer.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
       } catch (TimeoutException e) {
-        return Outcome.Failed.of(Outcome.Kind.NO_ANSWER, "no response from the server within "
-            + config.readTimeout().toSeconds() + " s (--timeout-read)");
+        String why = "no response from the server within " + config.readTimeout().toSeconds() + " s (--timeout-read)";
+        if (answer.completeExceptionally(new NoAnswer(why))) { // from now on the stream hands it to nobody
+          return Outcome.Failed.of(Outcome.Kind.NO_ANSWER, why);
+        }
+        last = answer.getNow(null); // it came just now
+        if (last == null) {
+          return noAnswer(answer);
+        }
       } catch (java.util.concurrent.ExecutionException e) {
         return noAnswer(answer);
       }
     }
-    return mine.size() == 1 ? new Outcome.Delivered(accepted.status(), accepted.headers(), last, false) : accepted;
+    return lastWait != null && lastWait.single
+        ? new Outcome.Delivered(accepted.status(), accepted.headers(), last, false, lastWait) : accepted;
   }
 
   /** The outcome of a wait that ended exceptionally: only ever with a {@link NoAnswer}. */

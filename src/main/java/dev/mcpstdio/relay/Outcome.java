@@ -11,13 +11,60 @@ sealed interface Outcome {
   HttpHeaders headers();
 
   /**
-   * A 2xx response with a body was read to its end.
+   * A 2xx response with a body carried the call's answer, or was read to its end without it.
+   *
+   * <p>The answer travels up the chain in the outcome: no transport writes it to the host, so a
+   * link can act on it (merge pages, replace it with a retry); the top of the chain writes what
+   * comes out ({@code Relay} through {@code HostAnswers}). The response may go on after the answer
+   * (an event stream the server keeps open for a moment): whatever it carries then waits until
+   * the answer is written ({@link AnswerTail#answerWritten}), so the host sees the server's order.
    *
    * @param answer the response to the call's request id, when the body carried it
-   * @param emitted whether any message from the body was relayed to the host
+   * @param emitted whether any other message from the body was relayed to the host
+   * @param tail the rest of the response after the answer
    */
-  record Delivered(int status, HttpHeaders headers, Response answer, boolean emitted)
-      implements Outcome {}
+  record Delivered(int status, HttpHeaders headers, Response answer, boolean emitted, AnswerTail tail)
+      implements Outcome {
+
+    /** A response that has ended, nothing of it held back. */
+    Delivered(int status, HttpHeaders headers, Response answer, boolean emitted) {
+      this(status, headers, answer, emitted, AnswerTail.ENDED);
+    }
+
+    /** This outcome with another answer (pages merged, an id translated), the same response behind it. */
+    Delivered withAnswer(Response newAnswer) {
+      return new Delivered(status, headers, newAnswer, emitted, tail);
+    }
+  }
+
+  /**
+   * What may still come on a response after the call's answer arrived: messages that wait for the
+   * answer to be written first, and the response's end.
+   */
+  interface AnswerTail {
+    /** The answer was written (or will never be): what came after it may go to the host now. */
+    void answerWritten();
+
+    /**
+     * Waits until the response has ended (bounded by the reader's timeouts: a stream that stays
+     * open after its answer is ended {@code Upstream.ANSWERED_GRACE} after it falls silent).
+     */
+    void awaitEnd() throws InterruptedException;
+
+    /** A response with nothing after its answer. */
+    AnswerTail ENDED = new AnswerTail() {
+      @Override
+      public void answerWritten() {}
+
+      @Override
+      public void awaitEnd() {}
+    };
+  }
+
+  /** The tail of {@code outcome} when it delivered an answer, else {@link AnswerTail#ENDED}. */
+  static AnswerTail tailOf(Outcome outcome) {
+    return outcome instanceof Delivered d ? d.tail() : AnswerTail.ENDED;
+  }
 
   /** A 2xx response without a body (202 Accepted for notifications and responses). */
   record Accepted(int status, HttpHeaders headers) implements Outcome {}

@@ -42,7 +42,6 @@ final class PaginateLists implements Interceptor {
           "resources/templates/list", "resourceTemplates",
           "prompts/list", "prompts");
 
-  private final Inbound inbound;
   private final AnswerLedger ledger;
   private final long maxBytes;
   private final Log log;
@@ -57,8 +56,7 @@ final class PaginateLists implements Interceptor {
    *     reaches this link as its alias, while the ledger and the host's cancel know the host's id)
    * @param maxBytes bound on the merged result (the pages' bytes, summed); 0 means none
    */
-  PaginateLists(Inbound inbound, AnswerLedger ledger, UnaryOperator<JsonRpcId> hostIds, long maxBytes, Log log) {
-    this.inbound = inbound;
+  PaginateLists(AnswerLedger ledger, UnaryOperator<JsonRpcId> hostIds, long maxBytes, Log log) {
     this.ledger = ledger;
     this.hostIds = hostIds;
     this.maxBytes = maxBytes <= 0 ? Long.MAX_VALUE : maxBytes;
@@ -127,7 +125,7 @@ final class PaginateLists implements Interceptor {
       if (ledger.isCancelled(hostId)) {
         log.info(request.method() + " " + hostId + " was cancelled; stopped paging");
         ledger.closeCancelled(hostId); // the host gave up: it expects nothing more
-        return outcome;
+        return outcome instanceof Outcome.Delivered d ? d.withAnswer(null) : outcome;
       }
       if (page == 1) {
         first = outcome;
@@ -135,10 +133,8 @@ final class PaginateLists implements Interceptor {
       Response answer = outcome instanceof Outcome.Delivered d ? d.answer() : null;
       if (answer == null || answer.isError() || answer.result() == null) {
         if (page == 1) {
-          if (answer != null) {
-            inbound.accept(Rewrites.withId(answer, request.id())); // the server's own error
-          }
-          return outcome; // no answer: the request fails as a whole
+          // the server's own error under the request's id, or no answer: the request fails as a whole
+          return answer != null ? ((Outcome.Delivered) outcome).withAnswer(Rewrites.withId(answer, request.id())) : outcome;
         }
         log.warn(
             request.method() + ": page " + page + " failed (" + SessionLink.describe(outcome)
@@ -146,8 +142,7 @@ final class PaginateLists implements Interceptor {
         return deliver(outcome, request, pages, field, cursor);
       }
       if (page == 1 && nextCursor(answer) == null) {
-        inbound.accept(Rewrites.withId(answer, request.id())); // one page: the server's bytes
-        return outcome;
+        return ((Outcome.Delivered) outcome).withAnswer(Rewrites.withId(answer, request.id())); // one page: the server's bytes
       }
       merged += answer.result().length();
       if (merged > maxBytes) {
@@ -173,7 +168,6 @@ final class PaginateLists implements Interceptor {
             + new String(result, StandardCharsets.UTF_8) + "}";
     try {
       JsonRpcMessage merged = JsonRpcCodec.parse(json.getBytes(StandardCharsets.UTF_8));
-      inbound.accept(merged);
       return new Outcome.Delivered(200, outcome.headers(), (Response) merged, true);
     } catch (MalformedMessageException e) {
       throw new IllegalStateException("merged list is malformed", e);

@@ -137,7 +137,7 @@ public final class Relay {
     this.serverStream =
         new ServerStream(upstream, session, config.streamReadTimeout(), sleeper, log);
     InitializeMemory memory = new InitializeMemory();
-    this.pages = new PaginateLists(inbound, ledger, reusedIds::hostId, config.maxMessageSize(), log);
+    this.pages = new PaginateLists(ledger, reusedIds::hostId, config.maxMessageSize(), log);
     List<Interceptor> chain = new ArrayList<>();
     chain.add(reusedIds);
     if (config.normalizeArguments()) {
@@ -655,8 +655,13 @@ public final class Relay {
             .unstarted(
                 () -> {
                   MessageBudget.bindToThisThread(hold); // its answer's bytes are charged to it too
+                  Outcome.AnswerTail tail = Outcome.AnswerTail.ENDED;
                   try {
-                    settle(call, deliver(call));
+                    Outcome outcome = deliver(call);
+                    tail = Outcome.tailOf(outcome);
+                    write(call, outcome);
+                    settle(call, outcome);
+                    tail.awaitEnd(); // the exchange lasts as long as its reply (its bytes stay charged)
                   } catch (InterruptedException e) {
                     settle(call, Outcome.Failed.of(Outcome.Kind.SHUTDOWN, "relay shutting down"));
                   } catch (RuntimeException e) {
@@ -666,6 +671,7 @@ public final class Relay {
                     log.error("out of memory relaying a message; raise the heap with MCP_STDIO_JAVA_OPTS=-Xmx...");
                     settle(call, Outcome.Failed.of(Outcome.Kind.OUT_OF_MEMORY, OUT_OF_MEMORY));
                   } finally {
+                    tail.answerWritten(); // written or never to be: what came after it goes on
                     hold.release();
                     answers.ended(call);
                     call.handover().complete(null);
@@ -720,6 +726,18 @@ public final class Relay {
 
   private static boolean isInitialize(Call call) {
     return call.message() instanceof Request r && "initialize".equals(r.method());
+  }
+
+  /**
+   * The top of the chain: the answer the chain came back with goes to the host (through the
+   * router, which translates an alias and lets only an open id's first answer pass), then what
+   * the reply carried after it.
+   */
+  private void write(Call call, Outcome outcome) {
+    if (outcome instanceof Outcome.Delivered d && d.answer() != null && !call.internal()) {
+      answers.accept(d.answer());
+    }
+    Outcome.tailOf(outcome).answerWritten();
   }
 
   /** Gives every request of the call its one answer, if the chain produced none. */

@@ -98,52 +98,101 @@ final class Upstream {
     return requests;
   }
 
-  /** Sends one attempt of {@code call} and reads its reply to the end. */
+  /**
+   * Sends one attempt of {@code call} and reads its reply until the call's answer arrives (the
+   * outcome carries it; the rest of the reply is its {@link Outcome.AnswerTail}) or the reply
+   * ends.
+   */
   Outcome post(Call call) throws InterruptedException {
     CompletableFuture<Void> sent = new CompletableFuture<>();
     sent.whenComplete((ok, error) -> call.handover().complete(null));
     HttpRequest.Builder request =
         requests.post(call.headers(), new HandoverPublisher(call.body(), sent));
-    Delivery delivery = new Delivery(call);
-    HttpResponse<ResponseReader.Result> response;
+    ResponseDelivery delivery = delivery(call);
+    Pending pending = start(request.build(), delivery, config.readTimeout(), false, status -> {});
     try {
-      response = send(request.build(), delivery);
-    } catch (IOException e) {
-      if (clientGone(e)) {
-        clientDied.accept("the HTTP client stopped (" + describe(e) + ")");
+      Outcome early = answeredBeforeEnd(pending, delivery);
+      if (early != null) {
+        return early;
       }
-      if (outOfMemory(e)) { // the client itself could not allocate (its selector may be gone with it)
-        return Outcome.Failed.of(Outcome.Kind.OUT_OF_MEMORY, ResponseReader.OUT_OF_MEMORY);
+      HttpResponse<ResponseReader.Result> response;
+      try {
+        response = pending.await();
+      } catch (IOException e) {
+        delivery.ended();
+        if (clientGone(e)) {
+          clientDied.accept("the HTTP client stopped (" + describe(e) + ")");
+        }
+        if (outOfMemory(e)) { // the client itself could not allocate (its selector may be gone with it)
+          return Outcome.Failed.of(Outcome.Kind.OUT_OF_MEMORY, ResponseReader.OUT_OF_MEMORY);
+        }
+        boolean wasSent = sent.isDone() && !(e instanceof ConnectException) && !(e instanceof HttpConnectTimeoutException);
+        sent.complete(null);
+        // A certificate the relay does not trust stays untrusted: trying again cannot help.
+        boolean retryable = !(e instanceof SSLHandshakeException);
+        return new Outcome.Failed(describe(e), wasSent, false, retryable);
       }
-      boolean wasSent = sent.isDone() && !(e instanceof ConnectException) && !(e instanceof HttpConnectTimeoutException);
-      sent.complete(null);
-      // A certificate the relay does not trust stays untrusted: trying again cannot help.
-      boolean retryable = !(e instanceof SSLHandshakeException);
-      return new Outcome.Failed(describe(e), wasSent, false, retryable);
-    } finally {
-      sent.complete(null);
-    }
-    try {
       return finish(call, response, delivery);
+    } catch (InterruptedException | RuntimeException | Error e) {
+      delivery.ended();
+      throw e;
     } finally {
-      delivery.answer.set(null); // the outcome has it; the client may keep this delivery alive longer
+      sent.complete(null);
     }
   }
 
-  private Outcome finish(Call call, HttpResponse<ResponseReader.Result> response, Delivery delivery)
+  private ResponseDelivery delivery(Call call) {
+    return new ResponseDelivery(call, inbound, log, budget, ANSWERED_GRACE);
+  }
+
+  /**
+   * Waits until the call's answer arrives or the reply ends, whichever comes first. When the
+   * answer came while the reply goes on (an event stream kept open after it), returns the
+   * delivered outcome at once, the rest of the reply read on in the background and the exchange's
+   * end awaited through the tail; else null: the reply ended, {@link #finish} reads what it came to.
+   */
+  private Outcome answeredBeforeEnd(Pending pending, ResponseDelivery delivery) throws InterruptedException {
+    if (delivery.arrived().isDone() || !delivery.expectsAnswer()) {
+      return earlyOutcome(pending, delivery);
+    }
+    try {
+      CompletableFuture.anyOf(pending.future, delivery.arrived()).get();
+    } catch (ExecutionException e) {
+      // the reply failed: pending.await() says how
+    } catch (InterruptedException e) {
+      pending.abandon();
+      throw e;
+    }
+    return earlyOutcome(pending, delivery);
+  }
+
+  private Outcome earlyOutcome(Pending pending, ResponseDelivery delivery) {
+    HttpResponse.ResponseInfo head = pending.head.get();
+    Response answer = delivery.answer();
+    if (answer == null || head == null || pending.future.isDone()) {
+      return null;
+    }
+    pending.future.whenComplete((r, e) -> delivery.ended());
+    return new Outcome.Delivered(head.statusCode(), head.headers(), answer, delivery.emitted(), delivery);
+  }
+
+  private Outcome finish(Call call, HttpResponse<ResponseReader.Result> response, ResponseDelivery delivery)
       throws InterruptedException {
     int status = response.statusCode();
     HttpHeaders headers = response.headers();
     ResponseReader.Result body = response.body();
     if (status < 200 || status >= 300) {
+      delivery.ended();
       return new Outcome.Refused(status, headers, errorBody(body));
     }
     if (status == 202 || status == 204) {
+      delivery.ended();
       return new Outcome.Accepted(status, headers);
     }
     if (delivery.eventStream) {
       return resumeIfNeeded(call, status, headers, body, delivery);
     }
+    delivery.ended();
     if (!expectsAnswer(call)) {
       return new Outcome.Accepted(status, headers); // notifications and responses: any 2xx accepts
     }
@@ -160,7 +209,16 @@ final class Upstream {
     if (!usable) {
       return new Outcome.Failed("upstream sent a response body that is not JSON-RPC", true, false, false);
     }
-    return new Outcome.Delivered(status, headers, delivery.answer.get(), delivery.emitted.get());
+    return delivered(status, headers, delivery);
+  }
+
+  /** The outcome of a reply that ended; what came after its answer may wait for the answer's write. */
+  private static Outcome.Delivered delivered(int status, HttpHeaders headers, ResponseDelivery delivery) {
+    Response answer = delivery.answer();
+    if (answer == null) {
+      delivery.answerWritten(); // nothing to wait for
+    }
+    return new Outcome.Delivered(status, headers, answer, delivery.emitted(), delivery);
   }
 
   /**
@@ -169,11 +227,11 @@ final class Upstream {
    * seen.
    */
   private Outcome resumeIfNeeded(
-      Call call, int status, HttpHeaders headers, ResponseReader.Result body, Delivery delivery)
+      Call call, int status, HttpHeaders headers, ResponseReader.Result body, ResponseDelivery delivery)
       throws InterruptedException {
     ResponseReader.Result last = body;
     int fruitless = 0;
-    while (delivery.answer.get() == null
+    while (delivery.answer() == null
         && call.isRequest()
         && resumableId(last.lastEventId()) != null
         && last.retryable()
@@ -189,29 +247,35 @@ final class Upstream {
               + delay
               + " ms");
       sleeper.sleep(Duration.ofMillis(Math.min(delay, config.readTimeout().toMillis())));
-      int before = delivery.count.get();
-      StreamResult resumed = openStream(call.headers(), last.lastEventId(), config.readTimeout(), delivery);
+      int before = delivery.count();
+      StreamResult resumed = openStream(call.headers(), last.lastEventId(), config.readTimeout(), delivery, status1 -> {});
+      if (resumed.early() != null) { // the answer came on the resumed stream, which goes on for a moment
+        return new Outcome.Delivered(status, headers, delivery.answer(), delivery.emitted(), delivery);
+      }
       if (resumed.status() != 200 || resumed.body() == null) {
+        delivery.ended();
         String why = resumed.failure() != null ? resumed.failure() : "HTTP " + resumed.status();
         // Retryable: whether the request may be sent again is the retry link's decision (it
         // never replays a call whose answer had begun to arrive, nor an unsafe method).
         return new Outcome.Failed(
             "upstream stream interrupted and could not be resumed (" + why + ")",
-            true, delivery.emitted.get(), true);
+            true, delivery.emitted(), true);
       }
-      fruitless = delivery.count.get() > before ? 0 : fruitless + 1;
+      fruitless = delivery.count() > before ? 0 : fruitless + 1;
       last = resumed.body().lastEventId() == null
           ? new ResponseReader.Result(null, resumed.body().failure(), resumed.body().retryable(),
               last.lastEventId(), resumed.body().retryMillis())
           : resumed.body();
     }
-    if (delivery.answer.get() == null && last.outOfMemory()) {
+    delivery.ended();
+    if (delivery.answer() == null && last.outOfMemory()) {
       return Outcome.Failed.of(Outcome.Kind.OUT_OF_MEMORY, last.failure());
     }
-    if (delivery.answer.get() == null && last.failure() != null) {
-      return new Outcome.Failed(last.failure(), true, delivery.emitted.get(), last.retryable());
+    if (delivery.answer() == null && last.failure() != null) {
+      delivery.answerWritten();
+      return new Outcome.Failed(last.failure(), true, delivery.emitted(), last.retryable());
     }
-    return new Outcome.Delivered(status, headers, delivery.answer.get(), delivery.emitted.get());
+    return delivered(status, headers, delivery);
   }
 
   /** True for requests and for batches that contain one: their replies carry answers. */
@@ -235,37 +299,41 @@ final class Upstream {
    * What a GET event stream came to.
    *
    * @param delivered how many messages it carried
+   * @param early for a stream resuming a call's reply: the call's outcome when its answer came
+   *     while the stream goes on (read on in the background), else null
    */
-  record StreamResult(int status, ResponseReader.Result body, String failure, int delivered) {}
-
-  /**
-   * Opens a GET event stream and reads it until it ends; messages go to {@code delivery} (or the
-   * inbound router when null).
-   */
-  StreamResult openStream(
-      Map<String, String> callHeaders, String lastEventId, Duration idleTimeout, Delivery delivery)
-      throws InterruptedException {
-    return openStream(callHeaders, lastEventId, idleTimeout, delivery, status -> {});
+  record StreamResult(int status, ResponseReader.Result body, String failure, int delivered, Outcome early) {
+    StreamResult(int status, ResponseReader.Result body, String failure, int delivered) {
+      this(status, body, failure, delivered, null);
+    }
   }
 
   /**
-   * As above; {@code onResponse} is told the status as soon as the response headers arrive (the
-   * stream itself may stay open for a long time after).
+   * Opens a GET event stream and reads it until it ends (or, resuming a call's reply, until the
+   * call's answer arrives); messages go to {@code delivery} (or the inbound router when null).
+   * {@code onResponse} is told the status as soon as the response headers arrive (the stream
+   * itself may stay open for a long time after).
    */
   StreamResult openStream(
       Map<String, String> callHeaders,
       String lastEventId,
       Duration idleTimeout,
-      Delivery delivery,
+      ResponseDelivery delivery,
       IntConsumer onResponse)
       throws InterruptedException {
     HttpRequest.Builder request =
         requests.stream(callHeaders, resumableId(lastEventId) != null ? lastEventId : null, idleTimeout);
-    Delivery target = delivery != null ? delivery : new Delivery(null);
+    ResponseDelivery target = delivery != null ? delivery : delivery(null);
+    Pending pending = start(request.build(), target, idleTimeout, true, onResponse);
     try {
-      HttpResponse<ResponseReader.Result> response =
-          send(request.build(), target, idleTimeout, true, onResponse);
-      return new StreamResult(response.statusCode(), response.body(), null, target.count.get());
+      if (delivery != null) {
+        Outcome early = answeredBeforeEnd(pending, target);
+        if (early != null) {
+          return new StreamResult(200, null, null, target.count(), early);
+        }
+      }
+      HttpResponse<ResponseReader.Result> response = pending.await();
+      return new StreamResult(response.statusCode(), response.body(), null, target.count());
     } catch (IOException e) {
       return new StreamResult(-1, null, describe(e), 0);
     }
@@ -289,18 +357,60 @@ final class Upstream {
   }
 
 
-  private HttpResponse<ResponseReader.Result> send(HttpRequest request, Delivery delivery)
-      throws IOException, InterruptedException {
-    return send(request, delivery, config.readTimeout(), false, status -> {});
+  /** One exchange under way: its response future, and its head and reader once they exist. */
+  private final class Pending {
+    final HttpRequest request;
+    final CompletableFuture<HttpResponse<ResponseReader.Result>> future;
+    final AtomicReference<ResponseReader> reader;
+    final AtomicReference<HttpResponse.ResponseInfo> head;
+
+    Pending(HttpRequest request, CompletableFuture<HttpResponse<ResponseReader.Result>> future,
+        AtomicReference<ResponseReader> reader, AtomicReference<HttpResponse.ResponseInfo> head) {
+      this.request = request;
+      this.future = future;
+      this.reader = reader;
+      this.head = head;
+    }
+
+    /** Waits for the response to end. */
+    HttpResponse<ResponseReader.Result> await() throws IOException, InterruptedException {
+      try {
+        return future.get();
+      } catch (ExecutionException e) {
+        Throwable cause = e.getCause();
+        ResponseReader r = reader.get();
+        if (r != null && head.get() != null && cause instanceof IOException io) {
+          // The headers came and the body was being read: a cut body, whichever way the client
+          // reports it, is the reader's to describe (what it delivered, where to resume).
+          return new ReadResponse(head.get(), request, r.interrupted(io));
+        }
+        if (cause instanceof IOException io) {
+          throw io;
+        }
+        throw new IOException(cause == null ? "request failed" : cause.toString(), cause);
+      } catch (InterruptedException e) {
+        abandon();
+        throw e;
+      }
+    }
+
+    /** The exchange is given up (interrupted): its body is abandoned. */
+    void abandon() {
+      future.cancel(true);
+      ResponseReader r = reader.get();
+      if (r != null) {
+        r.fail("interrupted", false);
+      }
+    }
   }
 
-  private HttpResponse<ResponseReader.Result> send(
+  /** Starts an exchange whose body {@code delivery} routes; the reader is active until the body ends. */
+  private Pending start(
       HttpRequest request,
-      Delivery delivery,
+      ResponseDelivery delivery,
       Duration idleTimeout,
       boolean streamOnly,
-      IntConsumer onResponse)
-      throws IOException, InterruptedException {
+      IntConsumer onResponse) {
     AtomicReference<ResponseReader> reader = new AtomicReference<>();
     AtomicReference<HttpResponse.ResponseInfo> head = new AtomicReference<>();
     HttpResponse.BodyHandler<ResponseReader.Result> handler =
@@ -313,39 +423,18 @@ final class Upstream {
           active.add(r);
           return r;
         };
-    CompletableFuture<HttpResponse<ResponseReader.Result>> future =
-        client.sendAsync(request, handler);
-    try {
-      return future.get();
-    } catch (ExecutionException e) {
-      Throwable cause = e.getCause();
-      ResponseReader r = reader.get();
-      if (r != null && head.get() != null && cause instanceof IOException io) {
-        // The headers came and the body was being read: a cut body, whichever way the client
-        // reports it, is the reader's to describe (what it delivered, where to resume).
-        return new ReadResponse(head.get(), request, r.interrupted(io));
-      }
-      if (cause instanceof IOException io) {
-        throw io;
-      }
-      throw new IOException(cause == null ? "request failed" : cause.toString(), cause);
-    } catch (InterruptedException e) {
-      future.cancel(true);
-      ResponseReader r = reader.get();
-      if (r != null) {
-        r.fail("interrupted", false);
-      }
-      throw e;
-    } finally {
+    CompletableFuture<HttpResponse<ResponseReader.Result>> future = client.sendAsync(request, handler);
+    future.whenComplete((response, error) -> {
       ResponseReader r = reader.get();
       if (r != null) {
         active.remove(r);
       }
-    }
+    });
+    return new Pending(request, future, reader, head);
   }
 
   private ResponseReader reader(
-      HttpResponse.ResponseInfo info, Delivery delivery, Duration idleTimeout, boolean streamOnly) {
+      HttpResponse.ResponseInfo info, ResponseDelivery delivery, Duration idleTimeout, boolean streamOnly) {
     int status = info.statusCode();
     HttpHeaders headers = info.headers();
     String idleLabel = streamOnly ? "--sse-read-timeout" : "--timeout-read";
@@ -357,7 +446,7 @@ final class Upstream {
       format = ResponseReader.Format.DRAIN;
     } else if (type.startsWith("text/event-stream")) {
       format = ResponseReader.Format.EVENT_STREAM;
-    } else if (streamOnly || !delivery.expectsAnswer) {
+    } else if (streamOnly || !delivery.expectsAnswer()) {
       format = ResponseReader.Format.DRAIN; // a JSON body to a notification carries nothing
     } else {
       format = ResponseReader.Format.JSON;
@@ -492,61 +581,5 @@ final class Upstream {
       message = cause != null && cause.getMessage() != null ? cause.getMessage() : e.getClass().getSimpleName();
     }
     return message;
-  }
-
-  /**
-   * Routes the messages of one exchange: the call's own answer is noted (and kept back when the
-   * call is the relay's own), everything else goes to the inbound router.
-   */
-  final class Delivery {
-    private final JsonRpcId callId;
-    private final boolean internal;
-    private final boolean expectsAnswer;
-    final AtomicReference<Response> answer = new AtomicReference<>();
-    final AtomicBoolean emitted = new AtomicBoolean();
-    final AtomicInteger count = new AtomicInteger();
-    volatile boolean eventStream;
-    volatile ResponseReader reader;
-    /** The budget hold of the exchange this delivery belongs to (made on its thread), or null. */
-    final MessageBudget.Hold exchangeHold = budget.exchangeHold();
-
-    Delivery(Call call) {
-      this.expectsAnswer = call != null && expectsAnswer(call);
-      this.callId = call == null ? null : call.requestId();
-      this.internal = call != null && call.internal();
-    }
-
-    /**
-     * Routes one message; returns false when it was not a usable JSON-RPC message.
-     *
-     * @param layout what a scanner found while the message arrived, or null
-     */
-    boolean deliver(byte[] data, MessageLayout layout) {
-      JsonRpcMessage message;
-      try {
-        message = JsonRpcCodec.parseReceived(data, layout);
-      } catch (MalformedMessageException e) {
-        log.warn("dropped a malformed message from upstream: " + e.getMessage());
-        return false;
-      }
-      if (message instanceof JsonRpcMessage.Invalid invalid) {
-        log.warn("dropped an invalid JSON-RPC message from upstream: " + invalid.reason());
-        return false;
-      }
-      count.incrementAndGet();
-      if (callId != null && message instanceof Response r && callId.equals(r.id())) {
-        answer.compareAndSet(null, r);
-        ResponseReader current = reader;
-        if (current != null && eventStream) {
-          current.answered(ANSWERED_GRACE);
-        }
-        if (internal) {
-          return true;
-        }
-      }
-      emitted.set(true);
-      inbound.accept(message);
-      return true;
-    }
   }
 }

@@ -271,4 +271,23 @@ class RelayStreamsComponentTest {
       assertThat(relay.log()).doesNotContain("abandoning");
     }
   }
+
+  @Test
+  void theAnswerReachesTheHostWhileItsStreamStaysOpenAndWhatFollowsItComesAfterIt() throws InterruptedException {
+    java.util.concurrent.CountDownLatch answerSeen = new java.util.concurrent.CountDownLatch(1);
+    String after = "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"after\"}}";
+    try (FakeMcpServer server = new FakeMcpServer(e -> "tools/call".equals(e.rpcMethod())
+            ? Reply.sse(List.of(Step.message(FakeMcpServer.result(e.rpcIdJson(), "{}")), Step.await(answerSeen),
+                Step.message(after)))
+            : FakeMcpServer.standard(e));
+        RelayHarness relay = RelayHarness.start(server.url())) {
+      relay.initialize();
+      relay.send(CALL);
+      // The stream is held open until the test has seen the answer: it went up the chain as the
+      // call's outcome and was written at once, not when the stream ended.
+      assertThat(relay.next()).as("the answer, while its stream is open").contains("\"id\":7").contains("\"result\"");
+      answerSeen.countDown();
+      assertThat(relay.next()).as("what the stream carried after the answer").isEqualTo(after);
+    }
+  }
 }
