@@ -39,6 +39,12 @@ import tools.jackson.databind.node.ObjectNode;
  * schema's defaults, {@code ping}, anything else -32601). It then closes the relay's stdin, waits
  * (bounded) for it to exit and exits 0, or non-zero on any protocol error or timeout.
  *
+ * <p>The host always speaks the 2025 era to the relay, also for the 2026-07-28 scenarios ({@code
+ * request-metadata}, {@code sep-2322-client-request-state}, {@code http-standard-headers}, {@code
+ * http-custom-headers} (the calls of the scenario's {@code toolCalls} context), {@code
+ * http-invalid-tool-headers}, {@code json-schema-ref-no-deref}): there the suite grades how the
+ * relay speaks 2026 upstream on a 2025 host's behalf.
+ *
  * <p>The relay's stderr goes to a file, never to the harness's pipes (a child holding those pipes
  * open would keep the harness waiting after a kill). System properties: {@code mcpstdio.jar} (the
  * relay jar), {@code conformance.logdir} (where {@code <scenario>-relay.log} is written), {@code
@@ -67,17 +73,22 @@ public final class ConformanceHost {
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
   private final String scenario;
+  /** The scenario's MCP_CONFORMANCE_CONTEXT (an empty object when there is none). */
+  private final JsonNode context;
   private final Process relay;
   private final OutputStream relayStdin;
   private final Map<String, CompletableFuture<JsonNode>> pending = new ConcurrentHashMap<>();
   private final List<String> problems = new CopyOnWriteArrayList<>();
   private final AtomicInteger nextId = new AtomicInteger(1);
   private final AtomicInteger elicitations = new AtomicInteger();
+  /** sep-2322-client-request-state: whether test_mrtr_unrelated ran while the first elicitation waited. */
+  private final java.util.concurrent.atomic.AtomicBoolean unrelatedCalled = new java.util.concurrent.atomic.AtomicBoolean();
   private final CompletableFuture<Void> stdoutEnded = new CompletableFuture<>();
   private final long started = System.nanoTime();
 
-  private ConformanceHost(String scenario, Process relay) {
+  private ConformanceHost(String scenario, JsonNode context, Process relay) {
     this.scenario = scenario;
+    this.context = context;
     this.relay = relay;
     this.relayStdin = relay.getOutputStream();
   }
@@ -106,7 +117,7 @@ public final class ConformanceHost {
       return EXIT_PROTOCOL_ERROR;
     }
     log("scenario " + scenario + ", server " + url + ", relay pid " + relay.pid() + ", relay log " + relayLog);
-    ConformanceHost host = new ConformanceHost(scenario, relay);
+    ConformanceHost host = new ConformanceHost(scenario, context(), relay);
     int code;
     try {
       code = host.drive();
@@ -117,6 +128,12 @@ public final class ConformanceHost {
       relay.destroyForcibly(); // no-op when it already exited
     }
     return code;
+  }
+
+  /** The scenario's context (MCP_CONFORMANCE_CONTEXT), or an empty object. */
+  private static JsonNode context() {
+    String context = System.getenv("MCP_CONFORMANCE_CONTEXT");
+    return context == null || context.isBlank() ? NODES.objectNode() : JSON.readTree(context);
   }
 
   private static Path relayLog(String scenario) throws IOException {
@@ -157,9 +174,8 @@ public final class ConformanceHost {
       builder.environment().put("BROWSER", "curl -s -L -o /dev/null");
     }
     command.add(url);
-    String context = System.getenv("MCP_CONFORMANCE_CONTEXT");
-    if (context != null && !context.isBlank()) { // a scenario's client settings, e.g. a pre-registered client
-      JsonNode c = JSON.readTree(context);
+    JsonNode c = context(); // a scenario's client settings, e.g. a pre-registered client
+    if (!c.isEmpty()) {
       log("scenario context fields: " + c.propertyNames());
       int at = command.size() - 1; // before the URL
       if (c.hasNonNull("client_id")) {
@@ -214,6 +230,48 @@ public final class ConformanceHost {
         case "sse-retry" -> {
           requireTool(tools, "test_reconnection");
           callTool("test_reconnection", NODES.objectNode());
+        }
+        // 2026-07-28 scenarios: the host speaks the 2025 era to the relay; what the suite checks is
+        // how the relay speaks 2026 upstream (envelope, headers, MRTR) on the host's behalf.
+        case "request-metadata", "json-schema-ref-no-deref" -> {} // initialize and tools/list are what is checked
+        case "sep-2322-client-request-state" -> {
+          requireTool(tools, "test_mrtr_echo_state");
+          // The first elicitation (the echo_state round) is answered only after test_mrtr_unrelated
+          // has completed, so that call happens between the MRTR rounds (parallel isolation).
+          callTool("test_mrtr_echo_state", NODES.objectNode());
+          if (!unrelatedCalled.get()) {
+            throw new ProtocolError("test_mrtr_echo_state completed without an elicitation/create request");
+          }
+          callTool("test_mrtr_no_state", NODES.objectNode());
+          callTool("test_mrtr_no_result_type", NODES.objectNode());
+        }
+        case "http-standard-headers" -> {
+          for (JsonNode tool : tools) {
+            callTool(tool.path("name").asString(""), NODES.objectNode());
+          }
+          for (JsonNode resource : listAll("resources/list", "resources")) {
+            request("resources/read", NODES.objectNode().put("uri", resource.path("uri").asString("")));
+          }
+          for (JsonNode prompt : listAll("prompts/list", "prompts")) {
+            request("prompts/get", NODES.objectNode().put("name", prompt.path("name").asString("")));
+          }
+        }
+        case "http-custom-headers" -> {
+          JsonNode calls = context.path("toolCalls");
+          if (!calls.isArray() || calls.isEmpty()) {
+            throw new ProtocolError("the scenario context has no toolCalls: " + context);
+          }
+          for (JsonNode call : calls) {
+            String name = call.path("name").asString("");
+            requireTool(tools, name);
+            callTool(name, (ObjectNode) call.path("arguments").deepCopy());
+          }
+        }
+        case "http-invalid-tool-headers" -> {
+          // every tool the relay lists is called: a tool with an invalid x-mcp-header must not be listed
+          for (JsonNode tool : tools) {
+            callTool(tool.path("name").asString(""), argumentsFor(tool.path("inputSchema")));
+          }
         }
         default -> {
           if (!scenario.startsWith("auth/")) {
@@ -278,6 +336,47 @@ public final class ConformanceHost {
       cursor = next.asString();
     }
     throw new ProtocolError("tools/list did not end after 50 pages");
+  }
+
+  /** Lists every item of a paginated list method, following {@code nextCursor} (bounded). */
+  private JsonNode listAll(String method, String field) {
+    ArrayNode all = NODES.arrayNode();
+    String cursor = null;
+    for (int page = 0; page < 50; page++) {
+      ObjectNode params = NODES.objectNode();
+      if (cursor != null) {
+        params.put("cursor", cursor);
+      }
+      JsonNode result = request(method, params);
+      if (!result.path(field).isArray()) {
+        throw new ProtocolError(method + " result has no " + field + " array: " + result);
+      }
+      result.path(field).forEach(all::add);
+      JsonNode next = result.path("nextCursor");
+      if (!next.isString() || next.asString().isEmpty()) {
+        return all;
+      }
+      cursor = next.asString();
+    }
+    throw new ProtocolError(method + " did not end after 50 pages");
+  }
+
+  /** Arguments that satisfy a tool's required top-level properties, a plain value of each type. */
+  static ObjectNode argumentsFor(JsonNode schema) {
+    ObjectNode arguments = NODES.objectNode();
+    for (JsonNode required : schema.path("required")) {
+      String name = required.asString("");
+      switch (schema.path("properties").path(name).path("type").asString("string")) {
+        case "integer" -> arguments.put(name, 1);
+        case "number" -> arguments.put(name, 1.5);
+        case "boolean" -> arguments.put(name, true);
+        case "object" -> arguments.putObject(name);
+        case "array" -> arguments.putArray(name);
+        case "null" -> arguments.putNull(name);
+        default -> arguments.put(name, "value");
+      }
+    }
+    return arguments;
   }
 
   private static List<String> names(JsonNode tools) {
@@ -467,6 +566,23 @@ public final class ConformanceHost {
   /** Answers a server-to-client request the relay passed on. */
   private void answerServerRequest(JsonNode request) {
     String method = request.path("method").asString();
+    if (scenario.equals("sep-2322-client-request-state") && method.equals("elicitation/create")
+        && unrelatedCalled.compareAndSet(false, true)) {
+      // Off the reader thread: the unrelated call's answer arrives on this same stdout.
+      Thread.ofVirtual().name("unrelated-call").start(() -> {
+        try {
+          callTool("test_mrtr_unrelated", NODES.objectNode());
+        } catch (ProtocolError e) {
+          problem("test_mrtr_unrelated between MRTR rounds: " + e.getMessage());
+        }
+        answerNow(request, method);
+      });
+      return;
+    }
+    answerNow(request, method);
+  }
+
+  private void answerNow(JsonNode request, String method) {
     ObjectNode response = NODES.objectNode();
     response.put("jsonrpc", "2.0");
     response.set("id", request.get("id"));

@@ -60,6 +60,15 @@ public final class NodePeers {
     return install(SOURCES, TARGET.resolve("interop"), List.of("streamable-server.mjs", "streamable-client.mjs", "sse-server.mjs"));
   }
 
+  /**
+   * The 2026-07-28 era peers (src/test/node/era2026: the TypeScript SDK v2 server, node adapter and
+   * client) with their dependencies installed; returns the folder holding server.mjs and client.mjs.
+   */
+  public static synchronized Path era2026() {
+    assumeNode();
+    return install(SOURCES.resolve("era2026"), TARGET.resolve("era2026"), List.of("server.mjs", "client.mjs"));
+  }
+
   /** The conformance suite folder with its dependencies installed. */
   public static synchronized Path conformance() {
     assumeNode();
