@@ -27,6 +27,7 @@ public final class Fake2026Exchange {
   private final Map<String, String> headers;
   private final byte[] body;
   private final JsonNode json;
+  private final long receivedAtNanos = System.nanoTime();
   private final CountDownLatch clientClosed = new CountDownLatch(1);
   private volatile long clientClosedAtNanos;
   private volatile boolean completed;
@@ -43,6 +44,14 @@ public final class Fake2026Exchange {
   /** 1 for the first exchange the server saw, then 2, 3... */
   public int seq() {
     return seq;
+  }
+
+  /**
+   * {@link System#nanoTime()} when the server had read the request: with {@link
+   * #clientClosedAtNanos()} of another exchange it orders a close before a reopen.
+   */
+  public long receivedAtNanos() {
+    return receivedAtNanos;
   }
 
   /** The HTTP method. */
@@ -78,9 +87,10 @@ public final class Fake2026Exchange {
     return json;
   }
 
-  /** True when the body is a JSON-RPC request (an object with a method and an id). */
+  /** True when the body is a JSON-RPC request (an object with a method and a string or number id). */
   public boolean isRequest() {
-    return json != null && json.isObject() && json.path("method").isString() && json.has("id");
+    return json != null && json.isObject() && json.path("method").isString()
+        && (json.path("id").isString() || json.path("id").isNumber());
   }
 
   /** True when the body is a JSON-RPC notification (a method and no id). */

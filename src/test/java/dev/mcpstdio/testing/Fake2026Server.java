@@ -291,6 +291,12 @@ public final class Fake2026Server implements AutoCloseable {
     return Fake2026Reply.json(status, Fake2026Json.error(call.idJson(), code, message, dataJson));
   }
 
+  /** 400 -32021 for {@code call}: {@code data.requiredCapabilities} is the ClientCapabilities object given. */
+  public Fake2026Reply missingCapability(Fake2026Exchange call, String requiredCapabilitiesJson) {
+    return error(400, call, Fake2026Json.MISSING_CLIENT_CAPABILITY, "Missing required client capability",
+        "{\"requiredCapabilities\":" + Fake2026Json.object(requiredCapabilitiesJson) + "}");
+  }
+
   String serverInfoJson() {
     return serverInfo;
   }

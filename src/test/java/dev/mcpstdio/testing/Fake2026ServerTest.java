@@ -381,6 +381,27 @@ class Fake2026ServerTest {
     assertThat(fake.awaitPost("tools/call").completed()).isFalse();
   }
 
+  @Test
+  void dropAndAwaitReplies() throws Exception {
+    java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+    fake.tool("drop", "{\"type\":\"object\"}", call -> Fake2026Reply.drop());
+    fake.tool("gated", "{\"type\":\"object\"}", call -> Fake2026Reply.sse(Step.comment("waiting"), Step.await(go),
+        Step.event(fake.completeJson(call, "{\"content\":[]}"))));
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> send(request("1", "tools/call", "{\"name\":\"drop\"}"),
+        std("tools/call", "Mcp-Name", "drop"))).isInstanceOf(IOException.class);
+    try (Stream s = stream(request("2", "tools/call", "{\"name\":\"gated\"}"), std("tools/call", "Mcp-Name", "gated"))) {
+      Await.until("the comment line", () -> s.lines.contains(": waiting"));
+      assertThat(s.lines).noneMatch(l -> l.startsWith("data:"));
+      go.countDown();
+      assertThat(Fake2026Json.parse(s.nextData()).path("id").asInt()).isEqualTo(2);
+    }
+    assertError(send(bare("null", "tools/list", null), std("tools/list")), 400, -32600, "null");
+    fake.on("prompts/get", call -> fake.missingCapability(call, "{\"sampling\":{}}"));
+    JsonNode e = assertError(send(request("3", "prompts/get", "{\"name\":\"greet\"}"), std("prompts/get", "Mcp-Name", "greet")),
+        400, -32021, "3");
+    assertThat(e.path("data").toString()).isEqualTo("{\"requiredCapabilities\":{\"sampling\":{}}}");
+  }
+
   // ---- MRTR ----------------------------------------------------------------------------------
 
   @Test
@@ -505,8 +526,12 @@ class Fake2026ServerTest {
       c.close();
       open.get(2).awaitClientClosed();
       assertThat(fake.openListens()).isEmpty();
+      try (Stream d = listen("10", "{}")) {
+        assertThat(d.nextData()).contains("acknowledged");
+        assertThat(fake.listens().get(3).exchange().receivedAtNanos()).isGreaterThan(open.get(2).exchange().clientClosedAtNanos());
+      }
     }
-    assertThat(fake.listens()).hasSize(3);
+    assertThat(fake.listens()).hasSize(4);
   }
 
   @Test
