@@ -470,6 +470,18 @@ public final class Fake2026Server implements AutoCloseable {
     return l.reply();
   }
 
+  /**
+   * An honour for {@link #listenHonour}: of what the client asked, only these filter members
+   * (e.g. {@code honourOnly("toolsListChanged")} drops the resource subscriptions).
+   */
+  public static Function<JsonNode, JsonNode> honourOnly(String... members) {
+    return asked -> {
+      ObjectNode all = (ObjectNode) honourAsked(asked);
+      all.retain(members);
+      return all;
+    };
+  }
+
   /** The default honour: each known filter member the client asked for. */
   static JsonNode honourAsked(JsonNode asked) {
     ObjectNode out = Fake2026Json.object();

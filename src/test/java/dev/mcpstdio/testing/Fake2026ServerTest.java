@@ -469,11 +469,7 @@ class Fake2026ServerTest {
 
   @Test
   void listenAcksTheHonouredSubsetTagsNotificationsAndEndsWithAResult() throws Exception {
-    fake.listenHonour(asked -> {
-      JsonNode all = Fake2026Server.honourAsked(asked);
-      ((ObjectNode) all).remove("promptsListChanged");
-      return all;
-    });
+    fake.listenHonour(Fake2026Server.honourOnly("toolsListChanged", "resourceSubscriptions"));
     try (Stream s = listen("\"L1\"", "{\"toolsListChanged\":true,\"promptsListChanged\":true,"
         + "\"resourceSubscriptions\":[\"db://orders/42\"]}")) {
       JsonNode ack = Fake2026Json.parse(s.nextData());
