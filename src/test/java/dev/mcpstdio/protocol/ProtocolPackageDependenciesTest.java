@@ -35,7 +35,8 @@ class ProtocolPackageDependenciesTest {
         String name = imports.group(1);
         if (!(name.startsWith("java.")
             || name.startsWith("com.fasterxml.jackson.core.")
-            || name.startsWith("dev.mcpstdio.jsonrpc."))) {
+            || name.startsWith("dev.mcpstdio.jsonrpc.")
+            || name.startsWith("dev.mcpstdio.protocol."))) {
           offending.add(source.getFileName() + " imports " + name);
         }
       }
