@@ -10,6 +10,8 @@ import static dev.mcpstdio.cli.CliOptions.seconds;
 import dev.mcpstdio.Version;
 import dev.mcpstdio.net.Hosts;
 import dev.mcpstdio.relay.Header;
+import dev.mcpstdio.relay.EraMemory;
+import dev.mcpstdio.relay.ProtocolEra;
 import dev.mcpstdio.relay.RelayConfig;
 import dev.mcpstdio.relay.RetryPolicy;
 import dev.mcpstdio.stdio.Log;
@@ -66,6 +68,9 @@ final class RelayCommand {
     OAuthOptions.declare(spec);
     option(spec, "--transport", "KIND", String.class,
         "auto (default: Streamable HTTP, else HTTP+SSE of 2024-11-05), streamable-http or sse.");
+    option(spec, "--protocol-era", "ERA", String.class,
+        "auto (default: the era remembered for this server, else a server/discover probe; 2026-07-28 when the server "
+            + "speaks it), modern (2026-07-28) or legacy (2025 era only, no probe); default $MCP_STDIO_PROTOCOL_ERA.");
     option(spec, "--timeout-connect", "SECONDS", String.class, "Connection timeout (default 10).");
     option(spec, "--timeout-read", "SECONDS", String.class, "Read timeout: waiting for a response, and silence within one (default 120).");
     option(spec, "--sse-read-timeout", "SECONDS", String.class, "Silence allowed on the server's GET event stream before it is reopened; 0 disables (default 300).");
@@ -174,11 +179,13 @@ final class RelayCommand {
     if (transport == RelayConfig.Transport.SSE && check) {
       throw new UsageException("--check speaks Streamable HTTP only; drop --transport sse to check", ExitCodes.USAGE);
     }
+    RelayConfig.EraSettings era = era(r, env, transport);
     boolean staticAuthorization = bearer != null && !bearer.isEmpty()
         || headers.stream().anyMatch(h -> h.lowerName().equals("authorization"));
     return config
         .withOAuth(OAuthOptions.parse(r, env, log, staticAuthorization, false))
         .withTransport(transport)
+        .withEra(era)
         .withHeaders(headers)
         .withTimeouts(connect, read, stream)
         .withLimits(maxMessage)
@@ -186,6 +193,29 @@ final class RelayCommand {
         .withNetwork(!r.hasMatchedOption("--no-tcp-keepalive"), caFiles)
         .withRetry(RetryPolicy.DEFAULT)
         .withMode(check, level(r), Duration.ofSeconds(2));
+  }
+
+  /**
+   * The era from {@code --protocol-era}, else {@code MCP_STDIO_PROTOCOL_ERA}, else auto; auto
+   * remembers what it found per server in {@link EraMemory#defaultFile}. HTTP+SSE (2024-11-05)
+   * exists only in the 2025 era.
+   */
+  private static RelayConfig.EraSettings era(ParseResult r, Map<String, String> env, RelayConfig.Transport transport)
+      throws UsageException {
+    String flag = r.matchedOptionValue("--protocol-era", null);
+    String value = flag != null ? flag : env.getOrDefault("MCP_STDIO_PROTOCOL_ERA", "auto");
+    ProtocolEra.Choice choice = ProtocolEra.Choice.parse(value);
+    if (choice == null) {
+      throw new UsageException((flag != null ? "--protocol-era" : "MCP_STDIO_PROTOCOL_ERA")
+          + " must be auto, modern or legacy", ExitCodes.USAGE);
+    }
+    if (transport == RelayConfig.Transport.SSE) {
+      if (choice == ProtocolEra.Choice.MODERN) {
+        throw new UsageException("--transport sse (2024-11-05) cannot speak the 2026 era; drop one of them", ExitCodes.USAGE);
+      }
+      choice = ProtocolEra.Choice.LEGACY;
+    }
+    return new RelayConfig.EraSettings(choice, choice == ProtocolEra.Choice.AUTO ? EraMemory.defaultFile(env) : null);
   }
 
   static URI url(String text) throws UsageException {

@@ -61,6 +61,20 @@ sealed interface Outcome {
     };
   }
 
+  /**
+   * The relay answered the request itself (the 2026 era answers {@code initialize}, {@code ping}
+   * and the like locally): a delivered outcome with a response that no server sent.
+   */
+  static Delivered answeredLocally(dev.mcpstdio.jsonrpc.JsonRpcMessage.Response answer) {
+    return new Delivered(200, NO_HEADERS, answer, false);
+  }
+
+  /** As above, with the relay's own error. */
+  static Delivered answeredLocally(dev.mcpstdio.jsonrpc.JsonRpcId id, int code, String message) {
+    byte[] bytes = dev.mcpstdio.jsonrpc.JsonRpcErrors.error(id, code, message);
+    return answeredLocally((dev.mcpstdio.jsonrpc.JsonRpcMessage.Response) Era2026Wire.parse(bytes));
+  }
+
   /** The tail of {@code outcome} when it delivered an answer, else {@link AnswerTail#ENDED}. */
   static AnswerTail tailOf(Outcome outcome) {
     return outcome instanceof Delivered d ? d.tail() : AnswerTail.ENDED;

@@ -63,6 +63,12 @@ public final class Relay {
   private final HttpSseUpstream httpSse; // null with --transport streamable-http
   private final List<Interceptor> links; // Streamable HTTP
   private final List<Interceptor> httpSseLinks; // HTTP+SSE
+  private final List<Interceptor> era2026Links; // the 2026 era (Streamable HTTP only)
+  private final List<Interceptor> probeLinks; // server/discover, the relay's own
+  private final Era2026Session era2026 = new Era2026Session();
+  private final EraDecision eras;
+  private final ListenStreams listens;
+  private final java.util.concurrent.atomic.AtomicLong ownIds = new java.util.concurrent.atomic.AtomicLong();
   private volatile boolean usingHttpSse; // sse, or auto after the server refused Streamable HTTP
   private volatile boolean transportDecided;
   private final ActiveExchanges exchanges = new ActiveExchanges();
@@ -167,6 +173,34 @@ public final class Relay {
       requests.authorization(auth); // every request, of either transport, carries the login at hand
     }
     this.httpSseLinks = List.copyOf(httpSseChain);
+    // The 2026 era: no sessions, GET stream or handshake on the wire; what the 2025 era removed
+    // is answered here, every request carries _meta and routing headers.
+    ToolHeaders toolHeaders = new ToolHeaders(log);
+    Era2026Requests requests2026 = new Era2026Requests(era2026, toolHeaders, log);
+    List<Interceptor> chain2026 = new ArrayList<>(chain.subList(0, config.normalizeArguments() ? 2 : 1));
+    MrtrBridge bridge = new MrtrBridge(era2026, inbound, upstream::cancel2026, log);
+    List<Interceptor> listen = new ArrayList<>(List.of(requests2026));
+    if (auth != null) {
+      listen.add(new AuthLink(auth));
+    }
+    List<Interceptor> listenLinks = List.copyOf(listen);
+    this.listens = new ListenStreams(era2026,
+        (call, sink) -> Interceptor.run(listenLinks, c -> upstream.listen(c, sink), call),
+        upstream::cancel2026, inbound, sleeper, log);
+    chain2026.add(new Era2026Host(era2026, this::rediscover, upstream::cancel2026, bridge, listens, log));
+    chain2026.add(pages);
+    chain2026.add(new Era2026Results(era2026, toolHeaders, log));
+    chain2026.add(bridge);
+    List<Interceptor> probe = new ArrayList<>();
+    probe.add(requests2026);
+    probe.add(new RetryLink(config.retry(), sleeper, log, this::reissued));
+    if (auth != null) {
+      probe.add(new AuthLink(auth));
+    }
+    chain2026.addAll(probe);
+    this.era2026Links = List.copyOf(chain2026);
+    this.probeLinks = List.copyOf(probe);
+    this.eras = new EraDecision(config.era(), config.url(), this::discover, era2026, log);
     this.httpSse = config.transport() == RelayConfig.Transport.STREAMABLE_HTTP ? null
         : new HttpSseUpstream(client, requests, config, log, inbound, sleeper, memory);
     this.usingHttpSse = config.transport() == RelayConfig.Transport.SSE;
@@ -191,6 +225,7 @@ public final class Relay {
         return 1;
       }
     }
+    eras.start(); // while the host starts up, the probe (if one is needed) is on its way
     log.debug("in flight at most: " + ledger.capacity() + " requests, " + budget.limit() / 1024
         + " KiB of messages (from a heap of " + Runtime.getRuntime().maxMemory() / (1024 * 1024) + " MiB)");
     Thread reader = Thread.ofPlatform().daemon().name("mcp-stdio-stdin").start(this::readLoop);
@@ -685,12 +720,23 @@ public final class Relay {
     return done;
   }
 
-  /** Runs the call through the chain of the transport in use, deciding it at initialize under auto. */
+  /**
+   * Runs the call through the chain of the era and transport in use: the one place that decides
+   * which links a call goes through. Under auto, the transport is decided at initialize, and a
+   * server remembered as a 2025-era one that refuses the 2025 handshake is asked again.
+   */
   private Outcome deliver(Call call) throws InterruptedException {
     if (usingHttpSse) {
       return Interceptor.run(httpSseLinks, this::postHttpSse, call);
     }
+    if (eras.await() == ProtocolEra.ERA_2026) {
+      return Interceptor.run(era2026Links, upstream::post2026, call);
+    }
     Outcome outcome = Interceptor.run(links, upstream::post, call);
+    if (isInitialize(call) && outcome instanceof Outcome.Refused refused
+        && (refused.status() == 400 || refused.status() == 404 || refused.status() == 405) && eras.recheck()) {
+      return Interceptor.run(era2026Links, upstream::post2026, call);
+    }
     if (!transportDecided && isInitialize(call)) {
       if (outcome instanceof Outcome.Refused refused && (refused.status() == 400 || refused.status() == 404
           || refused.status() == 405)) {
@@ -709,6 +755,33 @@ public final class Relay {
       }
     }
     return outcome;
+  }
+
+  /** One {@code server/discover} of the relay's own (the era probe, a re-seed), carrying the host's capabilities once known. */
+  private Outcome discover() throws InterruptedException {
+    JsonRpcId id = JsonRpcId.relayOwned(Rewrites.RELAY_ID_PREFIX + "discover-" + ownIds.incrementAndGet());
+    String json = "{\"jsonrpc\":\"2.0\",\"id\":" + id.json() + ",\"method\":\"server/discover\",\"params\":{}}";
+    Call call = Call.internal(Era2026Wire.parse(json.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+    return Interceptor.run(probeLinks, upstream::post2026, call);
+  }
+
+  /** Discovers again (with the host's capabilities): true when the server answered with a result. */
+  private boolean rediscover() throws InterruptedException {
+    Outcome outcome = discover();
+    if (EraDecision.classify(outcome) == EraDecision.Verdict.RESULT && outcome instanceof Outcome.Delivered d) {
+      era2026.discovered(d.answer());
+      return true;
+    }
+    return false;
+  }
+
+  /** A 2026-era request sent again after its response stream broke: a new id of the relay's own. */
+  private Call reissued(Call call) {
+    if (!(call.message() instanceof Request r)) {
+      return call;
+    }
+    JsonRpcId id = JsonRpcId.relayOwned(Rewrites.RELAY_ID_PREFIX + "reissue-" + ownIds.incrementAndGet());
+    return call.withBody(Rewrites.withId(r, id));
   }
 
   /**
@@ -809,6 +882,7 @@ public final class Relay {
         exchanges.awaitIdle(Duration.ofSeconds(2));
       }
       serverStream.stop();
+      listens.stop();
       if (httpSse != null) {
         httpSse.stop();
       }

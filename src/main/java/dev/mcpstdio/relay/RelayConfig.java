@@ -26,6 +26,8 @@ import java.util.List;
  * @param retry retry and backoff policy
  * @param shutdownGrace how long in-flight work may finish after stdin closes or a signal arrives
  * @param transport Streamable HTTP, or the HTTP+SSE transport (2024-11-05)
+ * @param oauth the relay's own sign-in, or null
+ * @param era which protocol era the relay speaks upstream, and where it remembers what it found
  */
 public record RelayConfig(
     URI url,
@@ -43,7 +45,8 @@ public record RelayConfig(
     RetryPolicy retry,
     Duration shutdownGrace,
     Transport transport,
-    OAuthSettings oauth) {
+    OAuthSettings oauth,
+    EraSettings era) {
 
   /** How the relay talks to the server. */
   public enum Transport {
@@ -57,6 +60,17 @@ public record RelayConfig(
      * backwards-compatibility procedure).
      */
     AUTO
+  }
+
+  /**
+   * Which protocol era the relay speaks upstream ({@code --protocol-era}, {@code
+   * MCP_STDIO_PROTOCOL_ERA}).
+   *
+   * @param choice the flag's value
+   * @param memory the file where the era found per server is remembered, or null for none
+   */
+  public record EraSettings(ProtocolEra.Choice choice, java.nio.file.Path memory) {
+    public static final EraSettings DEFAULT = new EraSettings(ProtocolEra.Choice.AUTO, null);
   }
 
   public static final long DEFAULT_MAX_MESSAGE_SIZE = 10L * 1024 * 1024;
@@ -84,60 +98,68 @@ public record RelayConfig(
         RetryPolicy.DEFAULT,
         Duration.ofSeconds(2),
         Transport.AUTO,
-        null);
+        null,
+        EraSettings.DEFAULT);
   }
 
   public RelayConfig withHeaders(List<Header> newHeaders) {
     return new RelayConfig(url, newHeaders, connectTimeout, readTimeout, streamReadTimeout,
         maxMessageSize, tcpKeepAlive, cancelFilter, normalizeArguments, caFiles, check, logLevel,
-        retry, shutdownGrace, transport, oauth);
+        retry, shutdownGrace, transport, oauth, era);
   }
 
   public RelayConfig withTimeouts(Duration connect, Duration read, Duration stream) {
     return new RelayConfig(url, headers, connect, read, stream, maxMessageSize, tcpKeepAlive,
-        cancelFilter, normalizeArguments, caFiles, check, logLevel, retry, shutdownGrace, transport, oauth);
+        cancelFilter, normalizeArguments, caFiles, check, logLevel, retry, shutdownGrace, transport, oauth, era);
   }
 
   public RelayConfig withLimits(long newMaxMessageSize) {
     return new RelayConfig(url, headers, connectTimeout, readTimeout, streamReadTimeout,
         newMaxMessageSize, tcpKeepAlive, cancelFilter, normalizeArguments, caFiles, check,
-        logLevel, retry, shutdownGrace, transport, oauth);
+        logLevel, retry, shutdownGrace, transport, oauth, era);
   }
 
   public RelayConfig withBehaviour(boolean newCancelFilter, boolean newNormalizeArguments) {
     return new RelayConfig(url, headers, connectTimeout, readTimeout, streamReadTimeout,
         maxMessageSize, tcpKeepAlive, newCancelFilter, newNormalizeArguments, caFiles, check,
-        logLevel, retry, shutdownGrace, transport, oauth);
+        logLevel, retry, shutdownGrace, transport, oauth, era);
   }
 
   public RelayConfig withRetry(RetryPolicy newRetry) {
     return new RelayConfig(url, headers, connectTimeout, readTimeout, streamReadTimeout,
         maxMessageSize, tcpKeepAlive, cancelFilter, normalizeArguments, caFiles, check, logLevel,
-        newRetry, shutdownGrace, transport, oauth);
+        newRetry, shutdownGrace, transport, oauth, era);
   }
 
   public RelayConfig withNetwork(boolean newTcpKeepAlive, List<Path> newCaFiles) {
     return new RelayConfig(url, headers, connectTimeout, readTimeout, streamReadTimeout,
         maxMessageSize, newTcpKeepAlive, cancelFilter, normalizeArguments, newCaFiles, check,
-        logLevel, retry, shutdownGrace, transport, oauth);
+        logLevel, retry, shutdownGrace, transport, oauth, era);
   }
 
   public RelayConfig withMode(boolean newCheck, Log.Level newLogLevel, Duration newShutdownGrace) {
     return new RelayConfig(url, headers, connectTimeout, readTimeout, streamReadTimeout,
         maxMessageSize, tcpKeepAlive, cancelFilter, normalizeArguments, caFiles, newCheck,
-        newLogLevel, retry, newShutdownGrace, transport, oauth);
+        newLogLevel, retry, newShutdownGrace, transport, oauth, era);
   }
 
   public RelayConfig withTransport(Transport newTransport) {
     return new RelayConfig(url, headers, connectTimeout, readTimeout, streamReadTimeout,
         maxMessageSize, tcpKeepAlive, cancelFilter, normalizeArguments, caFiles, check, logLevel,
-        retry, shutdownGrace, newTransport, oauth);
+        retry, shutdownGrace, newTransport, oauth, era);
+  }
+
+  /** The era the relay speaks upstream ({@code --protocol-era}) and where it remembers what it found. */
+  public RelayConfig withEra(EraSettings newEra) {
+    return new RelayConfig(url, headers, connectTimeout, readTimeout, streamReadTimeout,
+        maxMessageSize, tcpKeepAlive, cancelFilter, normalizeArguments, caFiles, check, logLevel,
+        retry, shutdownGrace, transport, oauth, newEra);
   }
 
   /** The relay signs in with OAuth ({@code --oauth}); null settings turn it off. */
   public RelayConfig withOAuth(OAuthSettings newOAuth) {
     return new RelayConfig(url, headers, connectTimeout, readTimeout, streamReadTimeout,
         maxMessageSize, tcpKeepAlive, cancelFilter, normalizeArguments, caFiles, check, logLevel,
-        retry, shutdownGrace, transport, newOAuth);
+        retry, shutdownGrace, transport, newOAuth, era);
   }
 }

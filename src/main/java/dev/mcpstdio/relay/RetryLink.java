@@ -19,16 +19,30 @@ final class RetryLink implements Interceptor {
   private final Log log;
 
   RetryLink(RetryPolicy policy, Sleeper sleeper, Log log) {
+    this(policy, sleeper, log, null);
+  }
+
+  /**
+   * @param reissue what a request becomes when it is sent again after an attempt that reached the
+   *     server, or null to send it as it was. The 2026 era re-issues a request under a new id (a
+   *     broken response stream loses the request there; the same id again would be a second
+   *     request under one id); the answer then travels back under the request's own id.
+   */
+  RetryLink(RetryPolicy policy, Sleeper sleeper, Log log, java.util.function.UnaryOperator<Call> reissue) {
     this.policy = policy;
     this.sleeper = sleeper;
     this.log = log;
+    this.reissue = reissue;
   }
+
+  private final java.util.function.UnaryOperator<Call> reissue;
 
   @Override
   public Outcome intercept(Chain chain) throws InterruptedException {
-    Call call = chain.call();
+    Call original = chain.call();
+    Call call = original;
     for (int attempt = 1; ; attempt++) {
-      Outcome outcome = chain.proceed(call);
+      Outcome outcome = underOwnId(original, call, chain.proceed(call));
       boolean last = attempt >= policy.attempts();
       switch (outcome) {
         case Outcome.Failed f -> {
@@ -38,6 +52,9 @@ final class RetryLink implements Interceptor {
           log.info("attempt " + attempt + "/" + policy.attempts() + " failed: " + f.reason());
           if (!pause(policy.backoff(attempt))) {
             return outcome;
+          }
+          if (f.sent() && reissue != null) {
+            call = reissue.apply(original);
           }
         }
         case Outcome.Refused r when r.status() == 429 || r.status() == 503 -> {
@@ -65,6 +82,15 @@ final class RetryLink implements Interceptor {
         }
       }
     }
+  }
+
+  /** An answer to a re-issued request, under the id the request came with. */
+  private static Outcome underOwnId(Call original, Call sent, Outcome outcome) {
+    if (sent == original || !(outcome instanceof Outcome.Delivered d) || d.answer() == null
+        || !(original.message() instanceof dev.mcpstdio.jsonrpc.JsonRpcMessage.Request r)) {
+      return outcome;
+    }
+    return d.withAnswer(Rewrites.withId(d.answer(), r.id()));
   }
 
   /**

@@ -104,12 +104,89 @@ final class Upstream {
    * ends.
    */
   Outcome post(Call call) throws InterruptedException {
+    return post(call, requests::post, null, inbound, config.readTimeout());
+  }
+
+  /**
+   * 2026 era: one POST of a call's body, as {@link #post}, with the headers of that era (no
+   * session, no pinned routing headers). A request in flight can be cancelled ({@link
+   * #cancel2026}): its response stream is closed, which is how a 2026 server learns of it, and the
+   * outcome is {@link Outcome.Kind#NO_ANSWER} (a cancelled request ends in silence).
+   */
+  Outcome post2026(Call call) throws InterruptedException {
+    JsonRpcId id = call.requestId();
+    return post2026(call, inbound, config.readTimeout());
+  }
+
+  /**
+   * 2026 era: a {@code subscriptions/listen} request, whose reply stays open for as long as the
+   * subscription lasts: every message on it goes to {@code sink}, and silence is bounded by
+   * {@code --sse-read-timeout} rather than {@code --timeout-read}. Cancelled as any 2026-era
+   * request is ({@link #cancel2026}): closing the stream ends the subscription.
+   */
+  Outcome listen(Call call, Inbound sink) throws InterruptedException {
+    Duration idle = config.streamReadTimeout().isZero() ? UpstreamRequests.FOREVER : config.streamReadTimeout();
+    return post2026(call, sink, idle);
+  }
+
+  private Outcome post2026(Call call, Inbound sink, Duration idle) throws InterruptedException {
+    JsonRpcId id = call.requestId();
+    if (id == null) {
+      return post(call, requests::post2026, null, sink, idle);
+    }
+    Pending[] mine = new Pending[1];
+    try {
+      Outcome outcome = post(call, requests::post2026, pending -> {
+        mine[0] = pending;
+        open2026.put(id, pending);
+      }, sink, idle);
+      // however the closed stream ended the exchange, a cancelled request ends in silence
+      return mine[0] != null && mine[0].cancelled ? cancelledOutcome(outcome) : outcome;
+    } catch (java.util.concurrent.CancellationException e) {
+      return cancelledOutcome(null);
+    } finally {
+      open2026.remove(id, mine[0]);
+    }
+  }
+
+  /** A cancelled request's outcome: its answer, should it have come first, else none (in silence). */
+  private static Outcome cancelledOutcome(Outcome outcome) {
+    if (outcome instanceof Outcome.Delivered d && d.answer() != null) {
+      return outcome;
+    }
+    return Outcome.Failed.of(Outcome.Kind.NO_ANSWER, "cancelled by the host");
+  }
+
+  /** Requests of the 2026 era in flight, by id as sent, while their POST lasts (bounded by the ledger). */
+  private final Map<JsonRpcId, Pending> open2026 = new ConcurrentHashMap<>();
+
+  /**
+   * The host cancelled the 2026-era request that travels as {@code id}: its response stream is
+   * closed. (A request whose POST has not started yet is stopped by the ledger: its answer, if
+   * one ever comes, is held back as any cancelled request's.)
+   */
+  void cancel2026(JsonRpcId id) {
+    Pending pending = open2026.remove(id);
+    if (pending != null) {
+      pending.cancelled = true;
+      log.debug("request " + id + " cancelled by the host: closing its response stream");
+      pending.abandon();
+    }
+  }
+
+  private Outcome post(Call call, java.util.function.BiFunction<Map<String, String>, HttpRequest.BodyPublisher,
+      HttpRequest.Builder> factory, Consumer<Pending> register, Inbound sink, Duration idle) throws InterruptedException {
     CompletableFuture<Void> sent = new CompletableFuture<>();
     sent.whenComplete((ok, error) -> call.handover().complete(null));
-    HttpRequest.Builder request =
-        requests.post(call.headers(), new HandoverPublisher(call.body(), sent));
-    ResponseDelivery delivery = delivery(call);
-    Pending pending = start(request.build(), delivery, config.readTimeout(), false, status -> {});
+    HttpRequest.Builder request = factory.apply(call.headers(), new HandoverPublisher(call.body(), sent));
+    if (idle != config.readTimeout()) {
+      request.timeout(idle); // a listen: its response may wait for its first event
+    }
+    ResponseDelivery delivery = new ResponseDelivery(call, sink, log, budget, ANSWERED_GRACE);
+    Pending pending = start(request.build(), delivery, idle, false, status -> {});
+    if (register != null) {
+      register.accept(pending);
+    }
     try {
       Outcome early = answeredBeforeEnd(pending, delivery);
       if (early != null) {
@@ -363,6 +440,7 @@ final class Upstream {
     final CompletableFuture<HttpResponse<ResponseReader.Result>> future;
     final AtomicReference<ResponseReader> reader;
     final AtomicReference<HttpResponse.ResponseInfo> head;
+    volatile boolean cancelled; // closed because the host cancelled the request (2026 era)
 
     Pending(HttpRequest request, CompletableFuture<HttpResponse<ResponseReader.Result>> future,
         AtomicReference<ResponseReader> reader, AtomicReference<HttpResponse.ResponseInfo> head) {
@@ -437,7 +515,7 @@ final class Upstream {
       HttpResponse.ResponseInfo info, ResponseDelivery delivery, Duration idleTimeout, boolean streamOnly) {
     int status = info.statusCode();
     HttpHeaders headers = info.headers();
-    String idleLabel = streamOnly ? "--sse-read-timeout" : "--timeout-read";
+    String idleLabel = streamOnly || !idleTimeout.equals(config.readTimeout()) ? "--sse-read-timeout" : "--timeout-read";
     String encoding = Objects.requireNonNullElse(Header.first(headers, "content-encoding"), "");
     String type = Objects.requireNonNullElse(Header.first(headers, "content-type"), "").toLowerCase(Locale.ROOT);
     boolean success = status >= 200 && status < 300 && status != 202 && status != 204;

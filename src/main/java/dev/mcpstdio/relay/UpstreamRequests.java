@@ -38,6 +38,7 @@ final class UpstreamRequests {
   private final List<Header> pins;
   private final List<String[]> postHeaders; // {name, value}: built-ins, then the pins
   private final List<String[]> otherHeaders;
+  private final List<String[]> post2026Headers; // the POST headers without pins of headers the 2026 era derives or forbids
   private volatile Authorization auth; // null unless the relay signs in itself
 
   UpstreamRequests(RelayConfig config) {
@@ -54,6 +55,17 @@ final class UpstreamRequests {
     }
     this.postHeaders = merged(POST_DEFAULTS, base);
     this.otherHeaders = merged(Map.of(), base);
+    this.post2026Headers = postHeaders.stream().filter(h -> !derivedIn2026(h[0])).toList();
+  }
+
+  /**
+   * Headers the 2026 era derives from each body (a pinned value would contradict it) or forbids
+   * (there are no sessions and no resumption): a user's {@code -H} pin of one is not sent then.
+   */
+  static boolean derivedIn2026(String name) {
+    String lower = name.toLowerCase(Locale.ROOT);
+    return lower.equals("mcp-protocol-version") || lower.equals("mcp-session-id") || lower.equals("mcp-method")
+        || lower.equals("mcp-name") || lower.startsWith("mcp-param-") || lower.equals("last-event-id");
   }
 
   /** From now on every request carries the relay's own login (OAuth): see the class comment. */
@@ -74,6 +86,11 @@ final class UpstreamRequests {
   /** 2025 era: one POST of a call's body. */
   HttpRequest.Builder post(Map<String, String> callHeaders, HttpRequest.BodyPublisher body) {
     return streamableHttp(postHeaders, callHeaders).POST(body);
+  }
+
+  /** 2026 era: one POST of a call's body; the call's headers carry the version and routing headers. */
+  HttpRequest.Builder post2026(Map<String, String> callHeaders, HttpRequest.BodyPublisher body) {
+    return streamableHttp(post2026Headers, callHeaders).POST(body);
   }
 
   /**

@@ -74,9 +74,14 @@ public final class RelayHarness implements AutoCloseable {
     });
   }
 
-  /** Defaults tuned for tests: debug logs, short grace, fast retries. */
+  /**
+   * Defaults tuned for tests: debug logs, short grace, fast retries, and the 2025 era without a
+   * probe ({@code --protocol-era legacy}: the era the fake servers speak, and what the pinned
+   * 2025 wire is pinned under); tests of the 2026 era or of the probe choose theirs.
+   */
   public static RelayConfig config(URI url) {
     return RelayConfig.defaults(url)
+        .withEra(new RelayConfig.EraSettings(dev.mcpstdio.relay.ProtocolEra.Choice.LEGACY, null))
         .withRetry(new RetryPolicy(3, Duration.ofMillis(10), Duration.ofSeconds(60)))
         .withMode(false, Log.Level.DEBUG, Duration.ofMillis(500));
   }

@@ -1,0 +1,194 @@
+package dev.mcpstdio.relay;
+
+import dev.mcpstdio.jsonrpc.ErrorCodes;
+import dev.mcpstdio.jsonrpc.Json;
+import dev.mcpstdio.jsonrpc.JsonRpcId;
+import dev.mcpstdio.jsonrpc.JsonRpcMessage;
+import dev.mcpstdio.jsonrpc.JsonRpcMessage.Notification;
+import dev.mcpstdio.jsonrpc.JsonRpcMessage.Request;
+import dev.mcpstdio.jsonrpc.JsonRpcMessage.Response;
+import dev.mcpstdio.jsonrpc.JsonSpan;
+import dev.mcpstdio.protocol.MetaKeys;
+import dev.mcpstdio.stdio.Log;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The 2026 era as a 2025-era host sees it: what the 2026 era removed is answered here, never
+ * sent. {@code initialize} is answered from {@code server/discover} (the host's own protocol
+ * version echoed, so a 2025 host stays; the server's capabilities, identity and instructions);
+ * {@code notifications/initialized} is swallowed and opens the listen stream ({@link
+ * ListenStreams}); {@code ping} is answered {@code {}}; {@code logging/setLevel} is answered
+ * {@code {}} and its level travels in every later request's {@code _meta}; {@code
+ * resources/subscribe} and {@code unsubscribe} are answered {@code {}} and change what the
+ * resource listen stream asks for; {@code notifications/cancelled} closes the cancelled
+ * request's response stream (the only cancellation a 2026 server knows; nothing is POSTed), or
+ * ends its round trip in the {@link MrtrBridge}; {@code notifications/roots/list_changed}
+ * (removed) is swallowed. The host's answers go to the bridge's questions (a 2026 server asks
+ * nothing itself); any other is logged and dropped.
+ *
+ * <p>A host that speaks 2026 itself (a request of its is {@code server/discover}, or carries
+ * {@code _meta} with a protocol version) is relayed as it is: nothing is answered here for it,
+ * and its cancels still close streams.
+ */
+final class Era2026Host implements Interceptor {
+
+  /** Methods of the 2025 era a 2026 server does not have, answered here. */
+  static final Set<String> ANSWERED_HERE =
+      Set.of("initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe");
+
+  private final Era2026Session session;
+  private final Discovery discovery;
+  private final ResponseCloser closer;
+  private final MrtrBridge bridge;
+  private final ListenStreams listens;
+  private final Log log;
+
+  /** Asks the server for {@code server/discover} again, with the host's capabilities. */
+  @FunctionalInterface
+  interface Discovery {
+    /** @return whether it was answered */
+    boolean rediscover() throws InterruptedException;
+  }
+
+  Era2026Host(Era2026Session session, Discovery discovery, ResponseCloser closer, MrtrBridge bridge,
+      ListenStreams listens, Log log) {
+    this.session = session;
+    this.discovery = discovery;
+    this.closer = closer;
+    this.bridge = bridge;
+    this.listens = listens;
+    this.log = log;
+  }
+
+  @Override
+  public Outcome intercept(Chain chain) throws InterruptedException {
+    Call call = chain.call();
+    JsonRpcMessage message = call.message();
+    if (call.internal()) {
+      return chain.proceed(call);
+    }
+    if (message instanceof Request r && speaks2026(r)) {
+      session.hostSpeaks2026(true);
+    }
+    return switch (message) {
+      case Notification n when "notifications/cancelled".equals(n.method()) -> cancel(n);
+      case Notification n when "notifications/initialized".equals(n.method()) && !session.hostSpeaks2026() -> {
+        listens.hostInitialized();
+        yield new Outcome.Accepted(202, Outcome.NO_HEADERS);
+      }
+      case Notification n -> {
+        log.debug(n.method() + " is not sent: a 2026-era server takes no notifications from the client");
+        yield new Outcome.Accepted(202, Outcome.NO_HEADERS);
+      }
+      case Response r when bridge.answered(r) -> new Outcome.Accepted(202, Outcome.NO_HEADERS);
+      case Response r -> {
+        log.warn("an answer from the host (id " + r.id() + ") to a question no 2026-era server asked; dropped");
+        yield new Outcome.Accepted(202, Outcome.NO_HEADERS);
+      }
+      case Request r when !session.hostSpeaks2026() && ANSWERED_HERE.contains(r.method()) -> answer(r);
+      default -> chain.proceed(call);
+    };
+  }
+
+  /** A host that sends {@code server/discover}, or {@code _meta} with a protocol version, speaks 2026. */
+  static boolean speaks2026(Request r) {
+    if ("server/discover".equals(r.method())) {
+      return true;
+    }
+    byte[] bytes = r.bytes();
+    JsonSpan meta = Json.field(bytes, r.params(), "_meta");
+    return Json.string(bytes, Json.field(bytes, meta, MetaKeys.PROTOCOL_VERSION)) != null;
+  }
+
+  private Outcome cancel(Notification n) {
+    JsonRpcId id = Json.id(n.bytes(), Json.field(n.bytes(), n.params(), "requestId"));
+    // Relay.cancel named the id as it travels (an alias, a page)
+    if (id != null && !bridge.cancelled(id) && !bridge.withdrawn(id)) {
+      closer.close(id);
+    }
+    return new Outcome.Accepted(202, Outcome.NO_HEADERS);
+  }
+
+  private Outcome answer(Request r) throws InterruptedException {
+    return switch (r.method()) {
+      case "initialize" -> initialize(r);
+      case "logging/setLevel" -> {
+        String level = Json.field(r.bytes(), r.params(), "level") == null ? null
+            : Json.field(r.bytes(), r.params(), "level").text(r.bytes());
+        if (level == null || Json.string(r.bytes(), Json.field(r.bytes(), r.params(), "level")) == null) {
+          yield Outcome.answeredLocally(r.id(), ErrorCodes.INVALID_PARAMS, "logging/setLevel needs params.level, a string");
+        }
+        session.logLevel(level);
+        yield empty(r);
+      }
+      case "resources/subscribe", "resources/unsubscribe" -> subscription(r);
+      default -> empty(r); // ping
+    };
+  }
+
+  /**
+   * The host's {@code initialize}, answered from what {@code server/discover} said. When the
+   * server's capabilities are unknown or empty and the host declared some, the server is asked
+   * once more with the host's real capabilities (a server may advertise by what its client can).
+   */
+  private Outcome initialize(Request r) throws InterruptedException {
+    boolean firstTime = !session.hostInitialized();
+    session.hostInitialized(r);
+    String caps = session.serverCapabilities();
+    if (firstTime && (caps == null || caps.equals("{}")) && !session.hostCapabilities().equals("{}")) {
+      if (!discovery.rediscover()) {
+        log.warn("server/discover with the host's capabilities failed; answering initialize with what is known");
+      }
+      caps = session.serverCapabilities();
+    }
+    byte[] bytes = r.bytes();
+    String version = Json.field(bytes, r.params(), "protocolVersion") == null ? null
+        : Json.field(bytes, r.params(), "protocolVersion").text(bytes);
+    if (version == null || Json.string(bytes, Json.field(bytes, r.params(), "protocolVersion")) == null) {
+      version = Json.quote(session.version());
+    }
+    String serverInfo = session.serverInfo() != null ? session.serverInfo()
+        : "{\"name\":\"mcp-stdio (upstream identity unknown)\",\"version\":" + Json.quote(dev.mcpstdio.Version.get()) + "}";
+    String result = "{\"protocolVersion\":" + version
+        + ",\"capabilities\":" + (caps == null ? "{}" : caps)
+        + ",\"serverInfo\":" + serverInfo
+        + (session.instructions() == null ? "" : ",\"instructions\":" + session.instructions())
+        + "}";
+    return answer(r.id(), result);
+  }
+
+  /** A subscription changes what the resource listen stream asks for. */
+  private Outcome subscription(Request r) {
+    String uri = Json.string(r.bytes(), Json.field(r.bytes(), r.params(), "uri"));
+    if (uri == null || uri.isEmpty()) {
+      return Outcome.answeredLocally(r.id(), ErrorCodes.INVALID_PARAMS, r.method() + " needs params.uri, a string");
+    }
+    String caps = session.serverCapabilities();
+    byte[] bytes = caps == null ? new byte[0] : caps.getBytes(StandardCharsets.UTF_8);
+    JsonSpan subscribe = caps == null ? null
+        : Json.field(bytes, Json.field(bytes, new JsonSpan(0, bytes.length), "resources"), "subscribe");
+    if (subscribe == null || !subscribe.is(bytes, "true")) {
+      return Outcome.answeredLocally(r.id(), ErrorCodes.METHOD_NOT_FOUND, "the server does not offer resource subscriptions");
+    }
+    if (r.method().equals("resources/unsubscribe")) {
+      listens.unsubscribe(uri);
+    } else if (!listens.subscribe(uri)) {
+      log.warn("resources/subscribe refused: " + ListenStreams.MAX_SUBSCRIPTIONS + " subscriptions already");
+      return Outcome.answeredLocally(r.id(), ErrorCodes.UPSTREAM_ERROR,
+          "the relay keeps at most " + ListenStreams.MAX_SUBSCRIPTIONS + " resource subscriptions");
+    }
+    return empty(r);
+  }
+
+  private static Outcome empty(Request r) {
+    return answer(r.id(), "{}");
+  }
+
+  private static Outcome answer(JsonRpcId id, String resultJson) {
+    String json = "{\"jsonrpc\":\"2.0\",\"id\":" + id.json() + ",\"result\":" + resultJson + "}";
+    return Outcome.answeredLocally((Response) Era2026Wire.parse(json.getBytes(StandardCharsets.UTF_8)));
+  }
+
+}
