@@ -12,9 +12,9 @@ import java.util.Map;
  * <table>
  *   <caption>Classification</caption>
  *   <tr><th>probe outcome</th><th>kind</th></tr>
- *   <tr><td>200 + {@code result} that is an object</td><td>{@link Kind#ERA_2026_RESULT}</td></tr>
+ *   <tr><td>200 + {@code result} that is an object with a {@code supportedVersions} array</td><td>{@link Kind#ERA_2026_RESULT}</td></tr>
  *   <tr><td>200 or 400 + {@code error} whose code is in {@code -32099..-32020}</td><td>{@link Kind#ERA_2026_ERROR}</td></tr>
- *   <tr><td>200 + another error (such as -32601 or -32602), an empty body, {@code {}}, a null or scalar result</td><td>{@link Kind#ERA_2025}</td></tr>
+ *   <tr><td>200 + another error (such as -32601 or -32602), an empty body, {@code {}}, a null or scalar result, a result without {@code supportedVersions} (some 2025-era servers answer any unknown method with {@code {}}; stricter than the inventory, which takes any object)</td><td>{@link Kind#ERA_2025}</td></tr>
  *   <tr><td>400 + an empty body or another error</td><td>{@link Kind#ERA_2025}</td></tr>
  *   <tr><td>401, 403</td><td>{@link Kind#AUTH}</td></tr>
  *   <tr><td>404, 5xx, any other status</td><td>{@link Kind#ERA_2025}</td></tr>
@@ -88,6 +88,12 @@ public record EraProbeVerdict(Kind kind, String reason) {
           : new EraProbeVerdict(Kind.ERA_2025, "HTTP " + status + ", error " + code + " (not MCP-reserved)");
     }
     if (status == 200 && result != null && Json.kind(firstMessage, result) == JsonToken.START_OBJECT) {
+      // Positive evidence only: a DiscoverResult names its supportedVersions (required). Some
+      // 2025-era servers answer any method they do not know with an empty result.
+      JsonSpan versions = Json.field(firstMessage, result, "supportedVersions");
+      if (versions == null || Json.kind(firstMessage, versions) != JsonToken.START_ARRAY) {
+        return new EraProbeVerdict(Kind.ERA_2025, "HTTP 200, a result without supportedVersions");
+      }
       return new EraProbeVerdict(Kind.ERA_2026_RESULT, "HTTP 200, a server/discover result");
     }
     return new EraProbeVerdict(

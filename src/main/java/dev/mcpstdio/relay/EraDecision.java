@@ -102,18 +102,19 @@ final class EraDecision {
   private ProtocolEra decide() throws InterruptedException {
     Outcome outcome = probe.discover();
     Verdict verdict = classify(outcome);
+    String why = verdictOf(outcome).reason();
     if (verdict == Verdict.RESULT && outcome instanceof Outcome.Delivered d) {
       session.discovered(d.answer());
     }
     boolean modern = verdict != Verdict.LEGACY;
     if (settings.choice() == ProtocolEra.Choice.MODERN) {
       log.info("protocol era: 2026-07-28 (forced via --protocol-era)" + (modern ? "" : "; the server's answer to "
-          + "server/discover was not a 2026-era one (" + SessionLink.describe(outcome) + ")"));
+          + "server/discover was not a 2026-era one (" + why + ")"));
       return ProtocolEra.ERA_2026;
     }
     ProtocolEra found = modern ? ProtocolEra.ERA_2026 : ProtocolEra.ERA_2025;
-    log.info("protocol era: " + (modern ? "2026-07-28" : "2025") + " (auto-detected"
-        + (modern ? "" : ": " + SessionLink.describe(outcome)) + ")");
+    log.info("protocol era: " + (modern ? "2026-07-28" : "2025") + " (auto-detected)");
+    log.debug("the server/discover probe: " + why);
     remember(found);
     return found;
   }
@@ -130,16 +131,19 @@ final class EraDecision {
 
   /** The probe's outcome, classified by {@link EraProbeVerdict} (its 401/403 were the chain's to recover). */
   static Verdict classify(Outcome outcome) {
-    EraProbeVerdict verdict = switch (outcome) {
+    return switch (verdictOf(outcome).kind()) {
+      case ERA_2026_RESULT -> Verdict.RESULT;
+      case ERA_2026_ERROR -> Verdict.RESERVED_ERROR;
+      default -> Verdict.LEGACY;
+    };
+  }
+
+  static EraProbeVerdict verdictOf(Outcome outcome) {
+    return switch (outcome) {
       case Outcome.Delivered d -> EraProbeVerdict.classify(d.status(), d.answer() == null ? null : d.answer().bytes());
       case Outcome.Refused r -> EraProbeVerdict.classify(r.status(), r.error() == null ? null : r.error().bytes());
       case Outcome.Accepted a -> EraProbeVerdict.classify(a.status(), null);
       case Outcome.Failed f -> EraProbeVerdict.transportFailure(f.reason());
-    };
-    return switch (verdict.kind()) {
-      case ERA_2026_RESULT -> Verdict.RESULT;
-      case ERA_2026_ERROR -> Verdict.RESERVED_ERROR;
-      default -> Verdict.LEGACY;
     };
   }
 

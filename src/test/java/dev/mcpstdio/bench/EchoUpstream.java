@@ -18,7 +18,9 @@ import org.eclipse.jetty.util.Callback;
  * A minimal, fast MCP server for benchmarks: initialize with a session id, 202 for notifications,
  * and {@code tools/call} echoing {@code arguments.text} back. Over Streamable HTTP the answer is
  * JSON or (with {@code sse}) a one-event stream, and GET is 405; with {@code httpSse} it speaks the
- * 2024-11-05 HTTP+SSE transport instead ({@code GET /sse}, {@code POST /messages?sessionId=}).
+ * 2024-11-05 HTTP+SSE transport instead ({@code GET /sse}, {@code POST /messages?sessionId=}); with
+ * {@code era2026} it is a 2026-07-28 server (no sessions: {@code server/discover}, {@code
+ * resultType} on results, {@code initialize} refused with 404 -32601).
  * Fast on purpose: the relay's overhead must show.
  */
 final class EchoUpstream implements AutoCloseable {
@@ -27,6 +29,7 @@ final class EchoUpstream implements AutoCloseable {
   private final ServerConnector connector = new ServerConnector(server);
   private final boolean sse;
   private final boolean httpSse;
+  private final boolean era2026;
   private final java.util.Map<String, java.util.concurrent.LinkedBlockingQueue<byte[]>> streams =
       new java.util.concurrent.ConcurrentHashMap<>();
   private final java.util.concurrent.atomic.AtomicLong sessions = new java.util.concurrent.atomic.AtomicLong();
@@ -36,8 +39,13 @@ final class EchoUpstream implements AutoCloseable {
   }
 
   EchoUpstream(boolean sse, boolean httpSse) throws Exception {
+    this(sse, httpSse, false);
+  }
+
+  EchoUpstream(boolean sse, boolean httpSse, boolean era2026) throws Exception {
     this.sse = sse;
     this.httpSse = httpSse;
+    this.era2026 = era2026;
     connector.setHost("127.0.0.1");
     connector.setPort(0);
     server.addConnector(connector);
@@ -66,13 +74,16 @@ final class EchoUpstream implements AutoCloseable {
       return;
     }
     byte[] body = Request.asInputStream(request).readAllBytes();
-    String json = answer(body);
+    String json = era2026 ? answer2026(body) : answer(body);
     if (json == null) {
       response.setStatus(202);
       callback.succeeded();
       return;
     }
-    if (json.contains("\"protocolVersion\"")) {
+    if (era2026 && json.contains("-32601")) {
+      response.setStatus(404);
+    }
+    if (!era2026 && json.contains("\"protocolVersion\"")) {
       response.getHeaders().put("Mcp-Session-Id", "bench-session");
     }
     byte[] out;
@@ -102,6 +113,28 @@ final class EchoUpstream implements AutoCloseable {
       result = "{\"content\":[{\"type\":\"text\",\"text\":" + (text == null ? "\"\"" : text.text(body)) + "}]}";
     } else {
       result = "{}";
+    }
+    return "{\"jsonrpc\":\"2.0\",\"id\":" + r.id().json() + ",\"result\":" + result + "}";
+  }
+
+  /** The 2026 era's answer to a request, or null for anything that is not a request. */
+  private static String answer2026(byte[] body) throws Exception {
+    JsonRpcMessage message = JsonRpcCodec.parse(body);
+    if (!(message instanceof JsonRpcMessage.Request r)) {
+      return null;
+    }
+    String result;
+    if (r.method().equals("server/discover")) {
+      result = "{\"resultType\":\"complete\",\"supportedVersions\":[\"2026-07-28\"],\"capabilities\":{\"tools\":{}},"
+          + "\"ttlMs\":0,\"cacheScope\":\"public\",\"_meta\":{\"io.modelcontextprotocol/serverInfo\":{\"name\":\"echo\",\"version\":\"1\"}}}";
+    } else if (r.method().equals("tools/call")) {
+      JsonSpan args = Json.field(body, r.params(), "arguments");
+      JsonSpan text = Json.field(body, args, "text");
+      result = "{\"resultType\":\"complete\",\"content\":[{\"type\":\"text\",\"text\":" + (text == null ? "\"\"" : text.text(body)) + "}]}";
+    } else if (r.method().equals("initialize") || r.method().equals("ping")) {
+      return "{\"jsonrpc\":\"2.0\",\"id\":" + r.id().json() + ",\"error\":{\"code\":-32601,\"message\":\"Method not found\"}}";
+    } else {
+      result = "{\"resultType\":\"complete\"}";
     }
     return "{\"jsonrpc\":\"2.0\",\"id\":" + r.id().json() + ",\"result\":" + result + "}";
   }

@@ -40,6 +40,17 @@ public final class RelayBenchmark {
   private final int seconds;
   private final boolean largeOnly;
   private boolean httpSse; // --http-sse: the upstream and the relay speak HTTP+SSE (2024-11-05)
+  private boolean era2026; // --era2026: the upstream speaks 2026-07-28; the relay finds out (auto)
+  /** Where the relays of this run remember eras (a fresh folder per run: what a user's first spawns meet). */
+  private static final Path STATE = stateFolder();
+
+  private static Path stateFolder() {
+    try {
+      return Files.createTempDirectory("mcp-stdio-bench-state");
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
   private final List<String> rows = new ArrayList<>();
 
   private RelayBenchmark(String launcher, boolean sse, int startups, int sequential, int seconds, boolean largeOnly) {
@@ -59,6 +70,7 @@ public final class RelayBenchmark {
     int seconds = 5;
     boolean largeOnly = false;
     boolean httpSseFlag = false;
+    boolean era2026Flag = false;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--launcher" -> launcher = args[++i];
@@ -68,20 +80,24 @@ public final class RelayBenchmark {
         case "--seconds" -> seconds = Integer.parseInt(args[++i]);
         case "--large-only" -> largeOnly = true;
         case "--http-sse" -> httpSseFlag = true;
+        case "--era2026" -> era2026Flag = true;
         default -> throw new IllegalArgumentException("unknown argument " + args[i]);
       }
     }
     RelayBenchmark bench = new RelayBenchmark(launcher, sse, largeOnly ? 0 : startups, sequential, seconds, largeOnly);
     bench.httpSse = httpSseFlag;
+    bench.era2026 = era2026Flag;
     bench.run();
     System.exit(0);
   }
 
   private void run() throws Exception {
-    try (EchoUpstream upstream = new EchoUpstream(sse, httpSse)) {
+    try (EchoUpstream upstream = new EchoUpstream(sse, httpSse, era2026)) {
       URI url = upstream.url();
-      System.err.println("upstream " + url + (httpSse ? " (HTTP+SSE, 2024-11-05)" : sse ? " (event-stream replies)" : " (JSON replies)"));
-      double[] startup = startups(url);
+      System.err.println("upstream " + url + (httpSse ? " (HTTP+SSE, 2024-11-05)" : sse ? " (event-stream replies)" : " (JSON replies)")
+          + (era2026 ? ", 2026-07-28" : ""));
+      double[] fresh = startups(url, true);
+      double[] startup = startups(url, false);
       Direct direct = httpSse ? new HttpSseDirect(url) : new Direct(url);
       try (Relayed relay = new Relayed(launcher, url, relayArgs())) {
         warmUp(relay, direct);
@@ -112,7 +128,10 @@ public final class RelayBenchmark {
           directC16 += direct.throughput(16, seconds, 64) / 3;
         }
         if (startups > 0) {
-          row("start-up, spawn to initialize answered (median of " + startups + ")", fmt(percentile(startup, 50)) + " ms", "—", "—", "≤ 300 ms");
+          row("start-up, spawn to initialize answered, nothing remembered (median of " + startups + ")",
+              fmt(percentile(fresh, 50)) + " ms", "—", "—", "");
+          row("start-up, spawn to initialize answered, era remembered (median of " + startups + ")",
+              fmt(percentile(startup, 50)) + " ms", "—", "—", "≤ 300 ms");
           row("start-up p90", fmt(percentile(startup, 90)) + " ms", "—", "—", "");
         }
         row("sequential p50", fmt(percentile(relaySeq, 50)) + " ms", fmt(percentile(directSeq, 50)) + " ms",
@@ -169,14 +188,18 @@ public final class RelayBenchmark {
     return httpSse ? List.of("--transport", "sse") : List.of();
   }
 
-  private double[] startups(URI url) throws Exception {
+  /** @param fresh each spawn with nothing remembered (the first spawn a server ever sees), else the run's memory */
+  private double[] startups(URI url, boolean fresh) throws Exception {
     double[] ms = new double[startups];
     for (int i = 0; i < startups; i++) {
+      Path state = fresh ? Files.createTempDirectory(STATE, "fresh") : STATE;
       long t0 = System.nanoTime();
       List<String> command = new ArrayList<>(List.of(launcher));
       command.addAll(relayArgs());
       command.add(url.toString());
-      Process p = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+      ProcessBuilder builder = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD);
+      builder.environment().put("XDG_STATE_HOME", state.toString());
+      Process p = builder.start();
       OutputStream in = p.getOutputStream();
       in.write((INIT + "\n").getBytes(StandardCharsets.UTF_8));
       in.flush();
@@ -268,7 +291,9 @@ public final class RelayBenchmark {
       List<String> command = new ArrayList<>(List.of(launcher, "-q"));
       command.addAll(args);
       command.add(url.toString());
-      process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+      ProcessBuilder builder = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT);
+      builder.environment().put("XDG_STATE_HOME", STATE.toString());
+      process = builder.start();
       in = process.getOutputStream();
       out = new Lines(process.getInputStream());
       send(INIT);

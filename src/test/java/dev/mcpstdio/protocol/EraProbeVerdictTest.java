@@ -29,7 +29,11 @@ class EraProbeVerdictTest {
     return Stream.of(
         // 200 + a result that is an object: 2026, seed the state
         Arguments.of(200, DISCOVER, ERA_2026_RESULT),
-        Arguments.of(200, "{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{}}", ERA_2026_RESULT),
+        // an empty result is what some 2025-era servers answer to any method they do not know
+        Arguments.of(200, "{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{}}", ERA_2025),
+        Arguments.of(200, "{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"capabilities\":{}}}", ERA_2025),
+        Arguments.of(200, "{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"supportedVersions\":\"2026-07-28\"}}", ERA_2025),
+        Arguments.of(200, "{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"supportedVersions\":[]}}", ERA_2026_RESULT),
         Arguments.of(200, "  " + DISCOVER + "\n", ERA_2026_RESULT),
         // 200 or 400 + an error in -32099..-32020: 2026, on the whole range
         Arguments.of(200, error("-32020"), ERA_2026_ERROR),
