@@ -111,10 +111,14 @@ final class Upstream {
    * 2026 era: one POST of a call's body, as {@link #post}, with the headers of that era (no
    * session, no pinned routing headers). A request in flight can be cancelled ({@link
    * #cancel2026}): its response stream is closed, which is how a 2026 server learns of it, and the
-   * outcome is {@link Outcome.Kind#NO_ANSWER} (a cancelled request ends in silence).
+   * outcome is {@link Outcome.Kind#NO_ANSWER} (a cancelled request ends in silence). A 2026-era
+   * host's own {@code subscriptions/listen} is read as the relay's own listens are ({@link #listen}):
+   * its silence is bounded by {@code --sse-read-timeout}, not {@code --timeout-read}.
    */
   Outcome post2026(Call call) throws InterruptedException {
-    JsonRpcId id = call.requestId();
+    if ("subscriptions/listen".equals(call.method())) {
+      return listen(call, inbound); // a 2026-era host's own listen lasts as long as the relay's do
+    }
     return post2026(call, inbound, config.readTimeout());
   }
 
