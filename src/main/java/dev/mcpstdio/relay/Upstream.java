@@ -138,11 +138,21 @@ final class Upstream {
     if (id == null) {
       return post(call, requests::post2026, null, sink, idle);
     }
+    if (cancelledByHost.test(id)) {
+      // cancelled before it left (while the relay re-listed tools, waited to retry, ...): once
+      // POSTed, nothing but closing its stream could stop it, so it is not sent at all
+      call.handover().complete(null);
+      log.debug("request " + id + " was cancelled by the host before it was sent; not sent");
+      return Outcome.Failed.of(Outcome.Kind.NO_ANSWER, "cancelled by the host");
+    }
     Pending[] mine = new Pending[1];
     try {
       Outcome outcome = post(call, requests::post2026, pending -> {
         mine[0] = pending;
         open2026.put(id, pending);
+        if (cancelledByHost.test(id)) {
+          cancel2026(id); // the cancel came between the look above and now: it found nothing to close
+        }
       }, sink, idle);
       // however the closed stream ended the exchange, a cancelled request ends in silence
       return mine[0] != null && mine[0].cancelled ? cancelledOutcome(outcome) : outcome;
@@ -159,6 +169,17 @@ final class Upstream {
       return outcome;
     }
     return Outcome.Failed.of(Outcome.Kind.NO_ANSWER, "cancelled by the host");
+  }
+
+  /**
+   * Whether the host cancelled the request that travels as an id (the relay's ledger decides):
+   * a request cancelled before its POST started is not sent. Never, until the relay says.
+   */
+  private volatile java.util.function.Predicate<JsonRpcId> cancelledByHost = id -> false;
+
+  /** How this transport learns that the host cancelled a 2026-era request not sent yet. */
+  void cancelledBy(java.util.function.Predicate<JsonRpcId> test) {
+    this.cancelledByHost = test;
   }
 
   /** Requests of the 2026 era in flight, by id as sent, while their POST lasts (bounded by the ledger). */

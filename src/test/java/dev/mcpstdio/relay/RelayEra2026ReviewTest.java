@@ -29,6 +29,63 @@ class RelayEra2026ReviewTest {
       + "\"io.modelcontextprotocol/clientInfo\":{\"name\":\"v2\",\"version\":\"2\"}}}}";
 
   /**
+   * A replay-safe request whose first attempt broke is re-issued under a new id; the host's cancel
+   * must close the re-issued request's stream too (the only cancellation a 2026 server knows).
+   */
+  @Test
+  void theHostsCancelClosesTheStreamOfARequestReissuedAfterABrokenAttempt() {
+    AtomicInteger reads = new AtomicInteger();
+    try (Fake2026Server server = new Fake2026Server()
+            .intercept(e -> !"resources/read".equals(e.rpcMethod()) ? null
+                : reads.incrementAndGet() == 1 ? Fake2026Reply.drop() : Fake2026Reply.hang());
+        RelayHarness relay = modern(server)) {
+      relay.initialize();
+      relay.send("{\"jsonrpc\":\"2.0\",\"id\":30,\"method\":\"resources/read\",\"params\":{\"uri\":\"db://orders/1\"}}");
+      Fake2026Exchange reissued = server.awaitPosts("resources/read", 2).get(1);
+      assertThat(reissued.idJson()).as("re-issued under a new id").startsWith("\"mcp-stdio/reissue-");
+      relay.send("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":30}}");
+      reissued.awaitClientClosed();
+      relay.send("{\"jsonrpc\":\"2.0\",\"id\":31,\"method\":\"ping\"}");
+      assertThat(relay.next()).as("nothing for id 30").contains("\"id\":31");
+    }
+  }
+
+  /**
+   * A call the host cancelled while the relay re-listed the tools (after a -32020) must not be sent
+   * again: nothing else can stop it on a 2026 server once it is POSTed.
+   */
+  @Test
+  void aCallCancelledWhileTheToolsAreReListedIsNotSentAgain() {
+    CountDownLatch relisting = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    try (Fake2026Server server = new Fake2026Server().toolsPageSize(100)
+            .intercept(e -> {
+              if (!"tools/list".equals(e.rpcMethod())) {
+                return null;
+              }
+              relisting.countDown();
+              try {
+                release.await();
+              } catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+              }
+              return null; // then the fake answers as usual
+            });
+        RelayHarness relay = modern(server)) {
+      relay.initialize();
+      relay.send(RelayEra2026ComponentTest.call(32, "headers", "{\"region\":\"eu\"}"));
+      Await.latch(relisting);
+      relay.send("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":32}}");
+      relay.send("{\"jsonrpc\":\"2.0\",\"id\":33,\"method\":\"ping\"}");
+      assertThat(relay.next()).as("the cancel was taken in").contains("\"id\":33");
+      release.countDown();
+      relay.closeAndAwait(); // every exchange in flight ends first
+      assertThat(server.posts("tools/call")).as("the refused call only; the cancelled one not again").hasSize(1);
+      assertThat(relay.stdout.pending()).noneMatch(l -> l.contains("\"id\":32"));
+    }
+  }
+
+  /**
    * A 2026-era host is relayed as it is: its own {@code subscriptions/listen} is a long-lived
    * stream, and its silence is bounded by {@code --sse-read-timeout}, as the relay's own listens
    * are, not by {@code --timeout-read}.
