@@ -113,6 +113,23 @@ class RelayEra2026ReviewTest {
     }
   }
 
+  /**
+   * The inventory's initialize answer: the discovered capabilities with {@code listChanged:true}
+   * on each family present and {@code subscribe:true} on a present resources family (the relay
+   * itself provides both through its listen streams), never a family the server lacks.
+   */
+  @Test
+  void initializeAdvertisesListChangesAndSubscriptionsForTheFamiliesTheServerHas() {
+    try (Fake2026Server server = new Fake2026Server().capabilities("{\"tools\":{},\"resources\":{}}");
+        RelayHarness relay = modern(server)) {
+      JsonNode caps = Jsons.parse(relay.initialize()).at("/result/capabilities");
+      assertThat(caps.at("/tools/listChanged").asBoolean()).as(caps.toString()).isTrue();
+      assertThat(caps.at("/resources/listChanged").asBoolean()).as(caps.toString()).isTrue();
+      assertThat(caps.at("/resources/subscribe").asBoolean()).as(caps.toString()).isTrue();
+      assertThat(caps.has("prompts")).as("never a family the server lacks").isFalse();
+    }
+  }
+
   /** The host's cancel of a question the bridge asked ends the call with one error (inventory: abort with error). */
   @Test
   void theHostCancellingAQuestionEndsTheCallWithOneError() {
