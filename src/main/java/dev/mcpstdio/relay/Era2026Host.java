@@ -11,6 +11,7 @@ import dev.mcpstdio.jsonrpc.JsonSpan;
 import dev.mcpstdio.protocol.MetaKeys;
 import dev.mcpstdio.stdio.Log;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
@@ -143,6 +144,7 @@ final class Era2026Host implements Interceptor {
       }
       caps = session.serverCapabilities();
     }
+    caps = advertised(caps);
     byte[] bytes = r.bytes();
     String version = Json.field(bytes, r.params(), "protocolVersion") == null ? null
         : Json.field(bytes, r.params(), "protocolVersion").text(bytes);
@@ -159,13 +161,40 @@ final class Era2026Host implements Interceptor {
     return answer(r.id(), result);
   }
 
+  /**
+   * The capabilities a 2025-era host is told of: the server's, with {@code listChanged: true} on
+   * each of its tools, prompts and resources families and {@code subscribe: true} on its resources
+   * family (the relay provides both through its listen streams; the server's acknowledgement
+   * decides what is delivered), never a family the server does not have; null when unknown.
+   */
+  static String advertised(String capabilities) {
+    if (capabilities == null) {
+      return null;
+    }
+    byte[] bytes = capabilities.getBytes(StandardCharsets.UTF_8);
+    Map<String, JsonSpan> families = Json.fields(bytes, new JsonSpan(0, bytes.length));
+    if (families == null) {
+      return capabilities;
+    }
+    Map<String, String> edited = new java.util.LinkedHashMap<>();
+    for (String family : List.of("tools", "prompts", "resources")) {
+      JsonSpan caps = families.get(family);
+      String added = caps == null ? null : Era2026Wire.withMembers(bytes, caps, family.equals("resources")
+          ? Map.of("listChanged", "true", "subscribe", "true") : Map.of("listChanged", "true"));
+      if (added != null) {
+        edited.put(family, added);
+      }
+    }
+    return edited.isEmpty() ? capabilities : Era2026Wire.withMembers(bytes, new JsonSpan(0, bytes.length), edited);
+  }
+
   /** A subscription changes what the resource listen stream asks for. */
   private Outcome subscription(Request r) {
     String uri = Json.string(r.bytes(), Json.field(r.bytes(), r.params(), "uri"));
     if (uri == null || uri.isEmpty()) {
       return Outcome.answeredLocally(r.id(), ErrorCodes.INVALID_PARAMS, r.method() + " needs params.uri, a string");
     }
-    String caps = session.serverCapabilities();
+    String caps = advertised(session.serverCapabilities());
     byte[] bytes = caps == null ? new byte[0] : caps.getBytes(StandardCharsets.UTF_8);
     JsonSpan subscribe = caps == null ? null
         : Json.field(bytes, Json.field(bytes, new JsonSpan(0, bytes.length), "resources"), "subscribe");

@@ -44,6 +44,26 @@ final class Era2026Wire {
   }
 
   /**
+   * The object in {@code span} with {@code entries} (name → JSON value) set: a member already
+   * there keeps its place with the new value, the others are added at the end; null when {@code
+   * span} is not an object.
+   */
+  static String withMembers(byte[] bytes, JsonSpan span, Map<String, String> entries) {
+    Map<String, JsonSpan> fields = Json.fields(bytes, span);
+    if (fields == null) {
+      return null;
+    }
+    StringBuilder out = new StringBuilder("{");
+    fields.forEach((name, value) -> member(out, name, entries.getOrDefault(name, value.text(bytes))));
+    entries.forEach((name, json) -> {
+      if (!fields.containsKey(name)) {
+        member(out, name, json);
+      }
+    });
+    return out.append('}').toString();
+  }
+
+  /**
    * The object in {@code span} without the members named in {@code names}, or null when it has
    * none of them (nothing to edit).
    */

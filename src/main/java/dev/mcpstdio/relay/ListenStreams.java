@@ -23,7 +23,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * <ul>
  *   <li>The list stream, opened once the host sent {@code notifications/initialized} (never
  *       before: nothing may precede the initialize answer), asks for the list changes of the
- *       families whose capabilities say {@code listChanged}.
+ *       families the server has (the host was told {@code listChanged} for each: {@link Era2026Host#advertised}).
  *   <li>The resource stream asks for {@code resources/updated} of the URIs the host subscribed to
  *       (at most {@link #MAX_SUBSCRIPTIONS}); it is opened on the first subscription, and reopened
  *       whenever the set changes: the old stream's response is closed first, so no change is told
@@ -72,7 +72,7 @@ final class ListenStreams {
 
   /** The host is initialized: the list stream opens (once), for the families that announce list changes. */
   void hostInitialized() {
-    String filter = listFilter(session.serverCapabilities());
+    String filter = listFilter(Era2026Host.advertised(session.serverCapabilities()));
     if (filter != null) {
       lists.open(filter);
     }

@@ -69,6 +69,10 @@ public final class Relay {
   private final EraDecision eras;
   private final ListenStreams listens;
   private final java.util.concurrent.atomic.AtomicLong ownIds = new java.util.concurrent.atomic.AtomicLong();
+  // 2026 era: a host request re-issued after a broken attempt, while its retries last (so at most
+  // one entry per request in flight): the id it travelled as -> its re-issued id, and back
+  private final java.util.Map<JsonRpcId, JsonRpcId> reissuedAs = new java.util.concurrent.ConcurrentHashMap<>();
+  private final java.util.Map<JsonRpcId, JsonRpcId> reissueOrigins = new java.util.concurrent.ConcurrentHashMap<>();
   private volatile boolean usingHttpSse; // sse, or auto after the server refused Streamable HTTP
   private volatile boolean transportDecided;
   private final ActiveExchanges exchanges = new ActiveExchanges();
@@ -178,7 +182,7 @@ public final class Relay {
     ToolHeaders toolHeaders = new ToolHeaders(log);
     Era2026Requests requests2026 = new Era2026Requests(era2026, toolHeaders, log);
     List<Interceptor> chain2026 = new ArrayList<>(chain.subList(0, config.normalizeArguments() ? 2 : 1));
-    MrtrBridge bridge = new MrtrBridge(era2026, inbound, upstream::cancel2026, log);
+    MrtrBridge bridge = new MrtrBridge(era2026, inbound, this::close2026, log);
     List<Interceptor> listen = new ArrayList<>(List.of(requests2026));
     if (auth != null) {
       listen.add(new AuthLink(auth));
@@ -187,13 +191,24 @@ public final class Relay {
     this.listens = new ListenStreams(era2026,
         (call, sink) -> Interceptor.run(listenLinks, c -> upstream.listen(c, sink), call),
         upstream::cancel2026, inbound, sleeper, log);
-    chain2026.add(new Era2026Host(era2026, this::rediscover, upstream::cancel2026, bridge, listens, log));
+    chain2026.add(new Era2026Host(era2026, this::rediscover, this::close2026, bridge, listens, log));
     chain2026.add(pages);
     chain2026.add(new Era2026Results(era2026, toolHeaders, log));
     chain2026.add(bridge);
     List<Interceptor> probe = new ArrayList<>();
     probe.add(requests2026);
-    probe.add(new RetryLink(config.retry(), sleeper, log, this::reissued));
+    probe.add(new RetryLink(config.retry(), sleeper, log, new RetryLink.Reissue() {
+      @Override
+      public Call reissue(Call original) {
+        return reissued(original);
+      }
+
+      @Override
+      public void done(Call original) {
+        reissuesDone(original);
+      }
+    }));
+    upstream.cancelledBy(this::cancelledByHost);
     if (auth != null) {
       probe.add(new AuthLink(auth));
     }
@@ -781,7 +796,44 @@ public final class Relay {
       return call;
     }
     JsonRpcId id = JsonRpcId.relayOwned(Rewrites.RELAY_ID_PREFIX + "reissue-" + ownIds.incrementAndGet());
+    if (!call.internal()) { // the host may cancel it: its cancel names the id the request came with
+      JsonRpcId before = reissuedAs.put(r.id(), id);
+      if (before != null) {
+        reissueOrigins.remove(before);
+      }
+      reissueOrigins.put(id, r.id());
+    }
     return call.withBody(Rewrites.withId(r, id));
+  }
+
+  /** The retries of {@code call} are over: its re-issued id, if any, is forgotten. */
+  private void reissuesDone(Call call) {
+    JsonRpcId id = call.requestId();
+    JsonRpcId reissue = id == null ? null : reissuedAs.remove(id);
+    if (reissue != null) {
+      reissueOrigins.remove(reissue);
+    }
+  }
+
+  /**
+   * Closes the response stream of the 2026-era request that travels as {@code id}, and that of
+   * its re-issue when its first attempt broke (the host's cancel names the id it knows).
+   */
+  private void close2026(JsonRpcId id) {
+    upstream.cancel2026(id);
+    JsonRpcId reissue = reissuedAs.get(id);
+    if (reissue != null) {
+      upstream.cancel2026(reissue);
+    }
+  }
+
+  /**
+   * Whether the 2026-era request that travels as {@code id} (a re-issue, an alias or the host's
+   * own id) is one the host cancelled and that is still open: such a request is not sent.
+   */
+  private boolean cancelledByHost(JsonRpcId id) {
+    JsonRpcId host = reusedIds.hostId(reissueOrigins.getOrDefault(id, id));
+    return ledger.isCancelled(host) && ledger.isOpen(host);
   }
 
   /**

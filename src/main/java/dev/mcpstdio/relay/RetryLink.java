@@ -28,18 +28,41 @@ final class RetryLink implements Interceptor {
    *     broken response stream loses the request there; the same id again would be a second
    *     request under one id); the answer then travels back under the request's own id.
    */
-  RetryLink(RetryPolicy policy, Sleeper sleeper, Log log, java.util.function.UnaryOperator<Call> reissue) {
+  RetryLink(RetryPolicy policy, Sleeper sleeper, Log log, Reissue reissue) {
     this.policy = policy;
     this.sleeper = sleeper;
     this.log = log;
     this.reissue = reissue;
   }
 
-  private final java.util.function.UnaryOperator<Call> reissue;
+  private final Reissue reissue;
+
+  /**
+   * How a request is sent again under a new id (2026 era). The re-issued id is known to the relay
+   * from {@link #reissue} until {@link #done}, so that the host's cancel of the request reaches
+   * the attempt in flight whatever id it travels under.
+   */
+  interface Reissue {
+    /** {@code original} under a new id of the relay's own. */
+    Call reissue(Call original);
+
+    /** The attempts of {@code original} are over: its re-issued ids are forgotten. */
+    void done(Call original);
+  }
 
   @Override
   public Outcome intercept(Chain chain) throws InterruptedException {
     Call original = chain.call();
+    try {
+      return attempts(chain, original);
+    } finally {
+      if (reissue != null) {
+        reissue.done(original);
+      }
+    }
+  }
+
+  private Outcome attempts(Chain chain, Call original) throws InterruptedException {
     Call call = original;
     for (int attempt = 1; ; attempt++) {
       Outcome outcome = underOwnId(original, call, chain.proceed(call));
@@ -54,7 +77,7 @@ final class RetryLink implements Interceptor {
             return outcome;
           }
           if (f.sent() && reissue != null) {
-            call = reissue.apply(original);
+            call = reissue.reissue(original);
           }
         }
         case Outcome.Refused r when r.status() == 429 || r.status() == 503 -> {

@@ -111,10 +111,14 @@ final class Upstream {
    * 2026 era: one POST of a call's body, as {@link #post}, with the headers of that era (no
    * session, no pinned routing headers). A request in flight can be cancelled ({@link
    * #cancel2026}): its response stream is closed, which is how a 2026 server learns of it, and the
-   * outcome is {@link Outcome.Kind#NO_ANSWER} (a cancelled request ends in silence).
+   * outcome is {@link Outcome.Kind#NO_ANSWER} (a cancelled request ends in silence). A 2026-era
+   * host's own {@code subscriptions/listen} is read as the relay's own listens are ({@link #listen}):
+   * its silence is bounded by {@code --sse-read-timeout}, not {@code --timeout-read}.
    */
   Outcome post2026(Call call) throws InterruptedException {
-    JsonRpcId id = call.requestId();
+    if ("subscriptions/listen".equals(call.method())) {
+      return listen(call, inbound); // a 2026-era host's own listen lasts as long as the relay's do
+    }
     return post2026(call, inbound, config.readTimeout());
   }
 
@@ -134,11 +138,21 @@ final class Upstream {
     if (id == null) {
       return post(call, requests::post2026, null, sink, idle);
     }
+    if (cancelledByHost.test(id)) {
+      // cancelled before it left (while the relay re-listed tools, waited to retry, ...): once
+      // POSTed, nothing but closing its stream could stop it, so it is not sent at all
+      call.handover().complete(null);
+      log.debug("request " + id + " was cancelled by the host before it was sent; not sent");
+      return Outcome.Failed.of(Outcome.Kind.NO_ANSWER, "cancelled by the host");
+    }
     Pending[] mine = new Pending[1];
     try {
       Outcome outcome = post(call, requests::post2026, pending -> {
         mine[0] = pending;
         open2026.put(id, pending);
+        if (cancelledByHost.test(id)) {
+          cancel2026(id); // the cancel came between the look above and now: it found nothing to close
+        }
       }, sink, idle);
       // however the closed stream ended the exchange, a cancelled request ends in silence
       return mine[0] != null && mine[0].cancelled ? cancelledOutcome(outcome) : outcome;
@@ -155,6 +169,17 @@ final class Upstream {
       return outcome;
     }
     return Outcome.Failed.of(Outcome.Kind.NO_ANSWER, "cancelled by the host");
+  }
+
+  /**
+   * Whether the host cancelled the request that travels as an id (the relay's ledger decides):
+   * a request cancelled before its POST started is not sent. Never, until the relay says.
+   */
+  private volatile java.util.function.Predicate<JsonRpcId> cancelledByHost = id -> false;
+
+  /** How this transport learns that the host cancelled a 2026-era request not sent yet. */
+  void cancelledBy(java.util.function.Predicate<JsonRpcId> test) {
+    this.cancelledByHost = test;
   }
 
   /** Requests of the 2026 era in flight, by id as sent, while their POST lasts (bounded by the ledger). */
