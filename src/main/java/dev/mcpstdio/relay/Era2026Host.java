@@ -26,7 +26,8 @@ import java.util.Set;
  * resource listen stream asks for; {@code notifications/cancelled} closes the cancelled
  * request's response stream (the only cancellation a 2026 server knows; nothing is POSTed), or
  * ends its round trip in the {@link MrtrBridge}; {@code notifications/roots/list_changed}
- * (removed) is swallowed. The host's answers go to the bridge's questions (a 2026 server asks
+ * (removed) is swallowed. A batch (the 2026 era has none) is not sent: each request in it is
+ * answered with an error that says so. The host's answers go to the bridge's questions (a 2026 server asks
  * nothing itself); any other is logged and dropped.
  *
  * <p>A host that speaks 2026 itself (a request of its is {@code server/discover}, or carries
@@ -89,6 +90,11 @@ final class Era2026Host implements Interceptor {
         yield new Outcome.Accepted(202, Outcome.NO_HEADERS);
       }
       case Request r when !session.hostSpeaks2026() && ANSWERED_HERE.contains(r.method()) -> answer(r);
+      case JsonRpcMessage.Batch b -> {
+        log.warn("a batch of " + b.members().size() + " messages from the host: the 2026 era has no batches; not sent");
+        yield Outcome.Failed.of(Outcome.Kind.INTERNAL,
+            "JSON-RPC batches do not exist in MCP 2026-07-28 (the server's era); send the messages one by one");
+      }
       default -> chain.proceed(call);
     };
   }

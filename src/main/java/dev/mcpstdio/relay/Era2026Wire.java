@@ -28,6 +28,9 @@ final class Era2026Wire {
   static Request withMeta(Request request, Map<String, String> entries) {
     byte[] bytes = request.bytes();
     Map<String, JsonSpan> params = request.params() == null ? null : Json.fields(bytes, request.params());
+    if (request.params() != null && params == null) {
+      return request; // params that are not an object are no MCP request's: the server says so, nothing is lost here
+    }
     JsonSpan meta = params == null ? null : params.get("_meta");
     Map<String, JsonSpan> existing = meta == null ? null : Json.fields(bytes, meta);
     StringBuilder out = new StringBuilder("{");

@@ -115,7 +115,9 @@ final class EraDecision {
     ProtocolEra found = modern ? ProtocolEra.ERA_2026 : ProtocolEra.ERA_2025;
     log.info("protocol era: " + (modern ? "2026-07-28" : "2025") + " (auto-detected)");
     log.debug("the server/discover probe: " + why);
-    remember(found);
+    if (!(outcome instanceof Outcome.Failed)) {
+      remember(found); // what the server said; a probe that got no answer proves nothing worth keeping
+    }
     return found;
   }
 
