@@ -89,7 +89,7 @@ final class Era2026Host implements Interceptor {
         log.warn("an answer from the host (id " + r.id() + ") to a question no 2026-era server asked; dropped");
         yield new Outcome.Accepted(202, Outcome.NO_HEADERS);
       }
-      case Request r when !session.hostSpeaks2026() && ANSWERED_HERE.contains(r.method()) -> answer(r);
+      case Request r when !session.hostSpeaks2026() && ANSWERED_HERE.contains(r.method()) -> answer(r, call);
       case JsonRpcMessage.Batch b -> {
         log.warn("a batch of " + b.members().size() + " messages from the host: the 2026 era has no batches; not sent");
         yield Outcome.Failed.of(Outcome.Kind.INTERNAL,
@@ -118,7 +118,7 @@ final class Era2026Host implements Interceptor {
     return new Outcome.Accepted(202, Outcome.NO_HEADERS);
   }
 
-  private Outcome answer(Request r) throws InterruptedException {
+  private Outcome answer(Request r, Call call) throws InterruptedException {
     return switch (r.method()) {
       case "initialize" -> initialize(r);
       case "logging/setLevel" -> {
@@ -130,7 +130,7 @@ final class Era2026Host implements Interceptor {
         session.logLevel(level);
         yield empty(r);
       }
-      case "resources/subscribe", "resources/unsubscribe" -> subscription(r);
+      case "resources/subscribe", "resources/unsubscribe" -> subscription(r, call);
       default -> empty(r); // ping
     };
   }
@@ -194,8 +194,12 @@ final class Era2026Host implements Interceptor {
     return edited.isEmpty() ? capabilities : Era2026Wire.withMembers(bytes, new JsonSpan(0, bytes.length), edited);
   }
 
-  /** A subscription changes what the resource listen stream asks for. */
-  private Outcome subscription(Request r) {
+  /**
+   * A subscription changes what the resource listen stream asks for; a subscribe is answered once
+   * the stream asking for the new set is acknowledged (bounded), so that the host's subscription
+   * holds, as in the 2025 era, from its answer on.
+   */
+  private Outcome subscription(Request r, Call call) throws InterruptedException {
     String uri = Json.string(r.bytes(), Json.field(r.bytes(), r.params(), "uri"));
     if (uri == null || uri.isEmpty()) {
       return Outcome.answeredLocally(r.id(), ErrorCodes.INVALID_PARAMS, r.method() + " needs params.uri, a string");
@@ -213,6 +217,11 @@ final class Era2026Host implements Interceptor {
       log.warn("resources/subscribe refused: " + ListenStreams.MAX_SUBSCRIPTIONS + " subscriptions already");
       return Outcome.answeredLocally(r.id(), ErrorCodes.UPSTREAM_ERROR,
           "the relay keeps at most " + ListenStreams.MAX_SUBSCRIPTIONS + " resource subscriptions");
+    } else {
+      call.handover().complete(null); // nothing goes upstream for it: what the host sends next need not wait
+      if (!listens.awaitSubscribed(ListenStreams.SUBSCRIBE_ACK_WAIT)) {
+        log.debug("resources/subscribe " + uri + " answered before the server acknowledged the resource listen stream");
+      }
     }
     return empty(r);
   }

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -27,7 +28,9 @@ import java.util.concurrent.atomic.AtomicLong;
  *   <li>The resource stream asks for {@code resources/updated} of the URIs the host subscribed to
  *       (at most {@link #MAX_SUBSCRIPTIONS}); it is opened on the first subscription, and reopened
  *       whenever the set changes: the old stream's response is closed first, so no change is told
- *       twice.
+ *       twice. A host's {@code resources/subscribe} is answered once the stream asking for the new
+ *       set is acknowledged ({@link #awaitSubscribed}, at most {@link #SUBSCRIBE_ACK_WAIT}), so an
+ *       update the host provokes right after that answer is not lost to a stream still opening.
  * </ul>
  *
  * <p>A notification reaches the host only after the stream's {@code
@@ -42,6 +45,12 @@ import java.util.concurrent.atomic.AtomicLong;
 final class ListenStreams {
 
   static final int MAX_SUBSCRIPTIONS = 256;
+
+  /**
+   * Bound on holding a {@code resources/subscribe} answer until the resource stream with the new
+   * set is acknowledged; past it (a slow or failing server) the host is answered anyway.
+   */
+  static final Duration SUBSCRIBE_ACK_WAIT = Duration.ofSeconds(5);
 
   /** Sends one listen and reads its stream to the end; every message on it goes to the sink. */
   @FunctionalInterface
@@ -109,6 +118,14 @@ final class ListenStreams {
     }
   }
 
+  /**
+   * Waits until the resource stream asking for the set as it is now has been acknowledged, the
+   * stream ended, or {@code bound} passed; true when acknowledged.
+   */
+  boolean awaitSubscribed(Duration bound) throws InterruptedException {
+    return resources.awaitAcknowledged(bound);
+  }
+
   synchronized boolean isSubscribed(String uri) {
     return subscribed.contains(uri);
   }
@@ -155,6 +172,7 @@ final class ListenStreams {
     private Thread thread; // guarded by this
     private volatile JsonRpcId current;
     private volatile long generation;
+    private long ackedGeneration = -1; // guarded by this: the newest generation a server acknowledged
 
     Stream(String kind) {
       this.kind = kind;
@@ -186,10 +204,37 @@ final class ListenStreams {
         filter = null;
         generation++;
         old = current;
+        notifyAll(); // nothing is asked for now: no one waits for an ack
       }
       if (old != null) {
         closer.close(old);
       }
+    }
+
+    /** A listen of generation {@code gen} was acknowledged. */
+    synchronized void acknowledgedUpTo(long gen) {
+      if (gen > ackedGeneration) {
+        ackedGeneration = gen;
+        notifyAll();
+      }
+    }
+
+    /**
+     * See {@link ListenStreams#awaitSubscribed}: the ack of this generation or of a later one (which
+     * asks for a set made from this one) ends the wait, and so does a stream closed, parked or
+     * given up.
+     */
+    synchronized boolean awaitAcknowledged(Duration bound) throws InterruptedException {
+      long gen = generation;
+      long deadline = System.nanoTime() + bound.toNanos();
+      while (ackedGeneration < gen && filter != null && thread != null && !stopped) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          return false;
+        }
+        TimeUnit.NANOSECONDS.timedWait(this, left);
+      }
+      return ackedGeneration >= gen;
     }
 
     private void run() {
@@ -203,6 +248,7 @@ final class ListenStreams {
             gen = generation;
             if (f == null) {
               thread = null; // parked: the next open starts a new thread
+              notifyAll();
               return;
             }
           }
@@ -211,6 +257,7 @@ final class ListenStreams {
             synchronized (this) {
               thread = null;
               filter = null;
+              notifyAll(); // given up: no ack is coming
             }
             return;
           }
@@ -236,7 +283,7 @@ final class ListenStreams {
       String json = "{\"jsonrpc\":\"2.0\",\"id\":" + id.json()
           + ",\"method\":\"subscriptions/listen\",\"params\":{\"notifications\":" + f + "}}";
       Call call = Call.internal(Era2026Wire.parse(json.getBytes(StandardCharsets.UTF_8)));
-      Sink sink = new Sink(id);
+      Sink sink = new Sink(id, () -> acknowledgedUpTo(gen));
       current = id;
       Outcome outcome;
       try {
@@ -278,13 +325,15 @@ final class ListenStreams {
   /** What one listen stream carries, filtered for the host. */
   private final class Sink implements Inbound {
     private final JsonRpcId id;
+    private final Runnable onAck;
     volatile boolean acknowledged;
     volatile boolean endedByServer;
     private volatile Set<String> honoured = Set.of(); // filter keys the ack honours
     private volatile Set<String> honouredUris = Set.of();
 
-    Sink(JsonRpcId id) {
+    Sink(JsonRpcId id, Runnable onAck) {
       this.id = id;
+      this.onAck = onAck;
     }
 
     @Override
@@ -347,6 +396,7 @@ final class ListenStreams {
       honoured = Set.copyOf(keys);
       honouredUris = Set.copyOf(named);
       acknowledged = true;
+      onAck.run();
     }
 
     private void listChanged(Notification n, String key) {

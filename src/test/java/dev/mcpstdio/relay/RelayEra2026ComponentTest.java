@@ -249,6 +249,26 @@ class RelayEra2026ComponentTest {
     }
   }
 
+  /**
+   * A 2025 host may provoke an update the moment its subscribe is answered (the official Java SDK
+   * host of Era2026RelayIT does): so the answer waits for the resource stream that asks for the
+   * URI to be acknowledged, and the very next update reaches the host.
+   */
+  @Test
+  void aSubscribeIsAnsweredOnceTheResourceStreamAskingForItIsAcknowledged() {
+    try (Fake2026Server server = new Fake2026Server(); RelayHarness relay = modern(server)) {
+      relay.initialize();
+      server.awaitOpenListens(1);
+      relay.send("{\"jsonrpc\":\"2.0\",\"id\":18,\"method\":\"resources/subscribe\",\"params\":{\"uri\":\"db://orders/44\"}}");
+      assertThat(Jsons.parse(relay.answerTo("18")).get("result").toString()).isEqualTo("{}");
+      assertThat(server.pushResourceUpdated("db://orders/44")).as("a listen for the URI is open when the host is answered\n"
+          + server.describe()).isEqualTo(1);
+      JsonNode updated = Jsons.parse(relay.next());
+      assertThat(updated.get("method").asString()).isEqualTo("notifications/resources/updated");
+      assertThat(updated.at("/params/uri").asString()).isEqualTo("db://orders/44");
+    }
+  }
+
   @Test
   void theRelaysOwnIdsAreRefusedFromTheHost() {
     try (Fake2026Server server = new Fake2026Server(); RelayHarness relay = modern(server)) {
