@@ -63,16 +63,8 @@ public final class Relay {
   private final HttpSseUpstream httpSse; // null with --transport streamable-http
   private final List<Interceptor> links; // Streamable HTTP
   private final List<Interceptor> httpSseLinks; // HTTP+SSE
-  private final List<Interceptor> era2026Links; // the 2026 era (Streamable HTTP only)
-  private final List<Interceptor> probeLinks; // server/discover, the relay's own
-  private final Era2026Session era2026 = new Era2026Session();
+  private final Era2026Chain era2026; // the 2026 era (Streamable HTTP only)
   private final EraDecision eras;
-  private final ListenStreams listens;
-  private final java.util.concurrent.atomic.AtomicLong ownIds = new java.util.concurrent.atomic.AtomicLong();
-  // 2026 era: a host request re-issued after a broken attempt, while its retries last (so at most
-  // one entry per request in flight): the id it travelled as -> its re-issued id, and back
-  private final java.util.Map<JsonRpcId, JsonRpcId> reissuedAs = new java.util.concurrent.ConcurrentHashMap<>();
-  private final java.util.Map<JsonRpcId, JsonRpcId> reissueOrigins = new java.util.concurrent.ConcurrentHashMap<>();
   private volatile boolean usingHttpSse; // sse, or auto after the server refused Streamable HTTP
   private volatile boolean transportDecided;
   private final ActiveExchanges exchanges = new ActiveExchanges();
@@ -177,45 +169,10 @@ public final class Relay {
       requests.authorization(auth); // every request, of either transport, carries the login at hand
     }
     this.httpSseLinks = List.copyOf(httpSseChain);
-    // The 2026 era: no sessions, GET stream or handshake on the wire; what the 2025 era removed
-    // is answered here, every request carries _meta and routing headers.
-    ToolHeaders toolHeaders = new ToolHeaders(log);
-    Era2026Requests requests2026 = new Era2026Requests(era2026, toolHeaders, log);
-    List<Interceptor> chain2026 = new ArrayList<>(chain.subList(0, config.normalizeArguments() ? 2 : 1));
-    MrtrBridge bridge = new MrtrBridge(era2026, inbound, this::close2026, log);
-    List<Interceptor> listen = new ArrayList<>(List.of(requests2026));
-    if (auth != null) {
-      listen.add(new AuthLink(auth));
-    }
-    List<Interceptor> listenLinks = List.copyOf(listen);
-    this.listens = new ListenStreams(era2026,
-        (call, sink) -> Interceptor.run(listenLinks, c -> upstream.listen(c, sink), call),
-        upstream::cancel2026, inbound, sleeper, log);
-    chain2026.add(new Era2026Host(era2026, this::rediscover, this::close2026, bridge, listens, log));
-    chain2026.add(pages);
-    chain2026.add(new Era2026Results(era2026, toolHeaders, log));
-    chain2026.add(bridge);
-    List<Interceptor> probe = new ArrayList<>();
-    probe.add(requests2026);
-    probe.add(new RetryLink(config.retry(), sleeper, log, new RetryLink.Reissue() {
-      @Override
-      public Call reissue(Call original) {
-        return reissued(original);
-      }
-
-      @Override
-      public void done(Call original) {
-        reissuesDone(original);
-      }
-    }));
-    upstream.cancelledBy(this::cancelledByHost);
-    if (auth != null) {
-      probe.add(new AuthLink(auth));
-    }
-    chain2026.addAll(probe);
-    this.era2026Links = List.copyOf(chain2026);
-    this.probeLinks = List.copyOf(probe);
-    this.eras = new EraDecision(config.era(), config.url(), this::discover, era2026, log);
+    // The 2026 era: a chain of its own (no sessions, GET stream or handshake on the wire).
+    this.era2026 = new Era2026Chain(config, upstream, inbound, ledger, reusedIds, pages,
+        chain.subList(0, config.normalizeArguments() ? 2 : 1), auth, sleeper, log);
+    this.eras = new EraDecision(config.era(), config.url(), era2026::discover, era2026.session(), log);
     this.httpSse = config.transport() == RelayConfig.Transport.STREAMABLE_HTTP ? null
         : new HttpSseUpstream(client, requests, config, log, inbound, sleeper, memory);
     this.usingHttpSse = config.transport() == RelayConfig.Transport.SSE;
@@ -745,12 +702,12 @@ public final class Relay {
       return Interceptor.run(httpSseLinks, this::postHttpSse, call);
     }
     if (eras.await() == ProtocolEra.ERA_2026) {
-      return Interceptor.run(era2026Links, upstream::post2026, call);
+      return era2026.deliver(call);
     }
     Outcome outcome = Interceptor.run(links, upstream::post, call);
     if (isInitialize(call) && outcome instanceof Outcome.Refused refused
         && (refused.status() == 400 || refused.status() == 404 || refused.status() == 405) && eras.recheck()) {
-      return Interceptor.run(era2026Links, upstream::post2026, call);
+      return era2026.deliver(call);
     }
     if (!transportDecided && isInitialize(call)) {
       if (outcome instanceof Outcome.Refused refused && (refused.status() == 400 || refused.status() == 404
@@ -770,70 +727,6 @@ public final class Relay {
       }
     }
     return outcome;
-  }
-
-  /** One {@code server/discover} of the relay's own (the era probe, a re-seed), carrying the host's capabilities once known. */
-  private Outcome discover() throws InterruptedException {
-    JsonRpcId id = JsonRpcId.relayOwned(Rewrites.RELAY_ID_PREFIX + "discover-" + ownIds.incrementAndGet());
-    String json = "{\"jsonrpc\":\"2.0\",\"id\":" + id.json() + ",\"method\":\"server/discover\",\"params\":{}}";
-    Call call = Call.internal(Era2026Wire.parse(json.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
-    return Interceptor.run(probeLinks, upstream::post2026, call);
-  }
-
-  /** Discovers again (with the host's capabilities): true when the server answered with a result. */
-  private boolean rediscover() throws InterruptedException {
-    Outcome outcome = discover();
-    if (EraDecision.classify(outcome) == EraDecision.Verdict.RESULT && outcome instanceof Outcome.Delivered d) {
-      era2026.discovered(d.answer());
-      return true;
-    }
-    return false;
-  }
-
-  /** A 2026-era request sent again after its response stream broke: a new id of the relay's own. */
-  private Call reissued(Call call) {
-    if (!(call.message() instanceof Request r)) {
-      return call;
-    }
-    JsonRpcId id = JsonRpcId.relayOwned(Rewrites.RELAY_ID_PREFIX + "reissue-" + ownIds.incrementAndGet());
-    if (!call.internal()) { // the host may cancel it: its cancel names the id the request came with
-      JsonRpcId before = reissuedAs.put(r.id(), id);
-      if (before != null) {
-        reissueOrigins.remove(before);
-      }
-      reissueOrigins.put(id, r.id());
-    }
-    return call.withBody(Rewrites.withId(r, id));
-  }
-
-  /** The retries of {@code call} are over: its re-issued id, if any, is forgotten. */
-  private void reissuesDone(Call call) {
-    JsonRpcId id = call.requestId();
-    JsonRpcId reissue = id == null ? null : reissuedAs.remove(id);
-    if (reissue != null) {
-      reissueOrigins.remove(reissue);
-    }
-  }
-
-  /**
-   * Closes the response stream of the 2026-era request that travels as {@code id}, and that of
-   * its re-issue when its first attempt broke (the host's cancel names the id it knows).
-   */
-  private void close2026(JsonRpcId id) {
-    upstream.cancel2026(id);
-    JsonRpcId reissue = reissuedAs.get(id);
-    if (reissue != null) {
-      upstream.cancel2026(reissue);
-    }
-  }
-
-  /**
-   * Whether the 2026-era request that travels as {@code id} (a re-issue, an alias or the host's
-   * own id) is one the host cancelled and that is still open: such a request is not sent.
-   */
-  private boolean cancelledByHost(JsonRpcId id) {
-    JsonRpcId host = reusedIds.hostId(reissueOrigins.getOrDefault(id, id));
-    return ledger.isCancelled(host) && ledger.isOpen(host);
   }
 
   /**
@@ -934,7 +827,7 @@ public final class Relay {
         exchanges.awaitIdle(Duration.ofSeconds(2));
       }
       serverStream.stop();
-      listens.stop();
+      era2026.stop();
       if (httpSse != null) {
         httpSse.stop();
       }
