@@ -102,22 +102,30 @@ final class Era2026Wire {
     if (!metaEdit && fields.keySet().stream().noneMatch(names::contains)) {
       return response;
     }
-    StringBuilder out = new StringBuilder("{");
+    // Written as bytes: a result is often megabytes, and its members keep their bytes.
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(result.length());
+    out.write('{');
     fields.forEach((name, value) -> {
       if (names.contains(name)) {
         return;
       }
+      byte[] member = value.slice(bytes);
       if (name.equals("_meta") && metaEdit) {
         String kept = withoutMembers(bytes, value, metaKeys);
-        if (!"{}".equals(kept)) {
-          member(out, name, kept);
+        if ("{}".equals(kept)) {
+          return;
         }
-        return;
+        member = kept.getBytes(StandardCharsets.UTF_8);
       }
-      member(out, name, value.text(bytes));
+      if (out.size() > 1) {
+        out.write(',');
+      }
+      out.writeBytes(Json.quote(name).getBytes(StandardCharsets.UTF_8));
+      out.write(':');
+      out.writeBytes(member);
     });
-    out.append('}');
-    return withResult(response, out.toString());
+    out.write('}');
+    return (Response) parse(result.replace(bytes, out.toByteArray()));
   }
 
   /** The response with its result replaced by {@code resultJson}. */
