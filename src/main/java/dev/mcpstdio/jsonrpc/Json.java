@@ -119,6 +119,49 @@ public final class Json {
   }
 
   /**
+   * One member of an object: its name (decoded), where its name token starts, and its value.
+   *
+   * @param start the offset of the name's opening quote
+   */
+  public record Member(String name, int start, JsonSpan value) {}
+
+  /**
+   * The members of the JSON object in {@code span}, in order, with where each begins (so a member
+   * can be cut out as bytes); null when the span does not hold an object.
+   */
+  public static java.util.List<Member> members(byte[] bytes, JsonSpan span) {
+    if (span == null) {
+      return null;
+    }
+    JsonScanner s = new JsonScanner(bytes, span.start(), span.end());
+    try {
+      s.skipWhitespace();
+      if (s.atEnd() || s.peek() != '{') {
+        return null;
+      }
+      java.util.List<Member> members = new java.util.ArrayList<>();
+      if (s.enterEmpty('}')) {
+        return members;
+      }
+      do {
+        int nameStart = s.position();
+        int nameEnd = s.skipString();
+        boolean escaped = s.lastStringEscaped();
+        s.skipWhitespace();
+        s.expect(':', "':'");
+        s.skipWhitespace();
+        int start = s.position();
+        s.skipValue();
+        members.add(new Member(JsonScanner.decode(bytes, nameStart, nameEnd, escaped), nameStart,
+            new JsonSpan(start, s.position())));
+      } while (s.nextMember('}'));
+      return members;
+    } catch (MalformedMessageException | RuntimeException e) {
+      return null;
+    }
+  }
+
+  /**
    * The span of the literal {@code null} when it is the value of the first member {@code name} of
    * the object in {@code span}; else (another value, no such member, not an object) null. Reads
    * the object only up to that member, so a large value after it costs nothing (a {@code tools/call}

@@ -71,7 +71,9 @@ final class Era2026Host implements Interceptor {
     if (call.internal()) {
       return chain.proceed(call);
     }
-    if (message instanceof Request r && speaks2026(r)) {
+    // The host's era shows in its first requests: once it sent initialize it is a 2025-era host
+    // (and a megabyte request is not searched for a _meta it will not have).
+    if (message instanceof Request r && !session.hostInitialized() && !session.hostSpeaks2026() && speaks2026(r)) {
       session.hostSpeaks2026(true);
     }
     return switch (message) {

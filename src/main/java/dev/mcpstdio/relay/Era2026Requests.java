@@ -86,16 +86,16 @@ final class Era2026Requests implements Interceptor {
 
   /** The routing headers of {@code request} as it goes out. */
   Map<String, String> headers(Request request) {
+    byte[] bytes = request.bytes();
+    Map<String, JsonSpan> params = request.params() == null ? null : Json.fields(bytes, request.params());
     Map<String, String> headers = new LinkedHashMap<>();
-    headers.put(McpHeaders.PROTOCOL_VERSION, metaVersion(request));
+    headers.put(McpHeaders.PROTOCOL_VERSION, metaVersion(bytes, params));
     headers.put(McpHeaders.METHOD, request.method());
     String nameMember = switch (request.method()) {
       case "tools/call", "prompts/get" -> "name";
       case "resources/read" -> "uri";
       default -> null;
     };
-    byte[] bytes = request.bytes();
-    Map<String, JsonSpan> params = request.params() == null ? null : Json.fields(bytes, request.params());
     if (nameMember != null && params != null) {
       String name = Json.string(bytes, params.get(nameMember));
       if (name != null) {
@@ -109,9 +109,7 @@ final class Era2026Requests implements Interceptor {
   }
 
   /** The {@code _meta} protocol version of the body (a 2026-era host's own), else the relay's. */
-  private String metaVersion(Request request) {
-    byte[] bytes = request.bytes();
-    Map<String, JsonSpan> params = request.params() == null ? null : Json.fields(bytes, request.params());
+  private String metaVersion(byte[] bytes, Map<String, JsonSpan> params) {
     JsonSpan meta = params == null ? null : params.get("_meta");
     Map<String, JsonSpan> fields = meta == null ? null : Json.fields(bytes, meta);
     String version = fields == null ? null : Json.string(bytes, fields.get(MetaKeys.PROTOCOL_VERSION));

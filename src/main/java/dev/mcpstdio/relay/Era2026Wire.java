@@ -8,6 +8,7 @@ import dev.mcpstdio.jsonrpc.JsonRpcMessage.Response;
 import dev.mcpstdio.jsonrpc.JsonSpan;
 import dev.mcpstdio.jsonrpc.MalformedMessageException;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
@@ -32,6 +33,16 @@ final class Era2026Wire {
       return request; // params that are not an object are no MCP request's: the server says so, nothing is lost here
     }
     JsonSpan meta = params == null ? null : params.get("_meta");
+    if (params != null && meta == null) { // the usual case: _meta goes in as params' last member, one copy
+      StringBuilder member = new StringBuilder(params.isEmpty() ? "\"_meta\":{" : ",\"_meta\":{");
+      entries.forEach((name, json) -> {
+        if (member.charAt(member.length() - 1) != '{') {
+          member.append(',');
+        }
+        member.append(Json.quote(name)).append(':').append(json);
+      });
+      return (Request) parse(Rewrites.insertBeforeClose(bytes, request.params(), member.append('}').toString()));
+    }
     Map<String, JsonSpan> existing = meta == null ? null : Json.fields(bytes, meta);
     StringBuilder out = new StringBuilder("{");
     if (existing != null) {
@@ -87,45 +98,61 @@ final class Era2026Wire {
   /**
    * The response with the result members {@code names} taken out, and {@code metaKeys} out of the
    * result's {@code _meta} (an {@code _meta} left empty goes too); the same response when there is
-   * nothing to take out.
+   * nothing to take out. The members kept keep their bytes, names included, and are copied once
+   * (a result is often megabytes).
    */
   static Response withoutResultMembers(Response response, Set<String> names, Set<String> metaKeys) {
     JsonSpan result = response.result();
     byte[] bytes = response.bytes();
-    Map<String, JsonSpan> fields = result == null ? null : Json.fields(bytes, result);
-    if (fields == null) {
+    List<Json.Member> members = result == null ? null : Json.members(bytes, result);
+    if (members == null) {
       return response;
     }
-    JsonSpan meta = fields.get("_meta");
-    Map<String, JsonSpan> metaFields = meta == null ? null : Json.fields(bytes, meta);
-    boolean metaEdit = metaFields != null && metaFields.keySet().stream().anyMatch(metaKeys::contains);
-    if (!metaEdit && fields.keySet().stream().noneMatch(names::contains)) {
+    boolean edit = false;
+    String metaKept = null;
+    for (Json.Member m : members) {
+      if (names.contains(m.name())) {
+        edit = true;
+      } else if (m.name().equals("_meta")) {
+        metaKept = withoutMembers(bytes, m.value(), metaKeys);
+        edit |= metaKept != null;
+      }
+    }
+    if (!edit) {
       return response;
     }
-    // Written as bytes: a result is often megabytes, and its members keep their bytes.
-    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(result.length());
-    out.write('{');
-    fields.forEach((name, value) -> {
-      if (names.contains(name)) {
-        return;
+    byte[] meta = metaKept == null || metaKept.equals("{}") ? null : metaKept.getBytes(StandardCharsets.UTF_8);
+    int size = 2;
+    for (Json.Member m : members) {
+      if (!names.contains(m.name())) {
+        size += m.value().end() - m.start() + 1;
       }
-      byte[] member = value.slice(bytes);
-      if (name.equals("_meta") && metaEdit) {
-        String kept = withoutMembers(bytes, value, metaKeys);
-        if ("{}".equals(kept)) {
-          return;
-        }
-        member = kept.getBytes(StandardCharsets.UTF_8);
+    }
+    byte[] out = new byte[size + (meta == null ? 0 : meta.length)];
+    int at = 0;
+    out[at++] = '{';
+    for (Json.Member m : members) {
+      boolean metaEdited = m.name().equals("_meta") && metaKept != null;
+      if (names.contains(m.name()) || metaEdited && meta == null) {
+        continue;
       }
-      if (out.size() > 1) {
-        out.write(',');
+      if (at > 1) {
+        out[at++] = ',';
       }
-      out.writeBytes(Json.quote(name).getBytes(StandardCharsets.UTF_8));
-      out.write(':');
-      out.writeBytes(member);
-    });
-    out.write('}');
-    return (Response) parse(result.replace(bytes, out.toByteArray()));
+      if (metaEdited) {
+        int head = m.value().start() - m.start(); // the name, the colon and what lies between
+        System.arraycopy(bytes, m.start(), out, at, head);
+        at += head;
+        System.arraycopy(meta, 0, out, at, meta.length);
+        at += meta.length;
+      } else {
+        int length = m.value().end() - m.start();
+        System.arraycopy(bytes, m.start(), out, at, length);
+        at += length;
+      }
+    }
+    out[at++] = '}';
+    return (Response) parse(result.replace(bytes, java.util.Arrays.copyOf(out, at)));
   }
 
   /** The response with its result replaced by {@code resultJson}. */

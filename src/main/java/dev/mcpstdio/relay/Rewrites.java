@@ -89,7 +89,7 @@ final class Rewrites {
   }
 
   /** Inserts text just before the closing brace of the object in {@code span}. */
-  private static byte[] insertBeforeClose(byte[] bytes, JsonSpan object, String text) {
+  static byte[] insertBeforeClose(byte[] bytes, JsonSpan object, String text) {
     int close = object.end() - 1;
     while (bytes[close] != '}') {
       close--; // trailing whitespace after a top-level object

@@ -21,6 +21,21 @@ class JsonTest {
   }
 
   @Test
+  void membersSayWhereEachNameBeginsSoAMemberCanBeCutOutAsBytes() {
+    byte[] b = "{ \"a\" : 1 , \"b\\u0063\":[true],\"d\":{\"e\":\"x\"} }".getBytes(StandardCharsets.UTF_8);
+    List<Json.Member> members = Json.members(b, new JsonSpan(0, b.length));
+    assertThat(members).extracting(Json.Member::name).containsExactly("a", "bc", "d");
+    assertThat(new String(b, members.get(0).start(), members.get(0).value().end() - members.get(0).start(), StandardCharsets.UTF_8))
+        .isEqualTo("\"a\" : 1");
+    assertThat(members.get(1).value().text(b)).isEqualTo("[true]");
+    assertThat(b[members.get(2).start()]).isEqualTo((byte) '"');
+    assertThat(Json.members(b, new JsonSpan(2, 5))).as("not an object").isNull();
+    byte[] broken = "{\"a\":}".getBytes(StandardCharsets.UTF_8);
+    assertThat(Json.members(broken, new JsonSpan(0, broken.length))).isNull();
+    assertThat(Json.fields(broken, new JsonSpan(0, broken.length))).isNull();
+  }
+
+  @Test
   void fieldsInOrderWithExactSpans() {
     byte[] b = utf8("{ \"z\" : 1 , \"a\":\"s\\n\", \"m\":{\"x\":[]},\"e\":[1, [2]] ,\"t\":true,\"n\":null}");
     Map<String, JsonSpan> fields = Json.fields(b, whole(b));
