@@ -134,6 +134,8 @@ final class ListenStreams {
     stopped = true;
     lists.close();
     resources.close();
+    lists.interrupt(); // one waiting to reconnect ends now, not after its pause
+    resources.interrupt();
   }
 
   private String resourceFilter() {
@@ -195,6 +197,12 @@ final class ListenStreams {
       }
       if (old != null) {
         closer.close(old); // the loop opens it again with the new filter
+      }
+    }
+
+    synchronized void interrupt() {
+      if (thread != null) {
+        thread.interrupt();
       }
     }
 

@@ -92,13 +92,15 @@ final class MrtrBridge implements Interceptor {
     if (!inputRequired(outcome)) {
       return outcome;
     }
-    if (open.size() >= MAX_PENDING) {
-      return error(outcome, request, "more than " + MAX_PENDING + " requests wait for the host's input at once");
-    }
     Transaction t = new Transaction();
     t.leg = request.id();
-    if (open.putIfAbsent(request.id(), t) != null) {
-      return error(outcome, request, "a request with this id is already waiting for the host's input");
+    synchronized (open) { // the bound and the entry together: concurrent calls never pass it
+      if (open.size() >= MAX_PENDING) {
+        return error(outcome, request, "more than " + MAX_PENDING + " requests wait for the host's input at once");
+      }
+      if (open.putIfAbsent(request.id(), t) != null) {
+        return error(outcome, request, "a request with this id is already waiting for the host's input");
+      }
     }
     try {
       return roundTrips(chain, call, request, outcome, t);
