@@ -360,6 +360,7 @@ final class ListenStreams {
           JsonRpcId named = Json.id(bytes, Json.field(bytes, n.params(), "requestId"));
           if (id.equals(named)) {
             endedByServer = true;
+            closer.close(id); // the subscription is over: its stream need not wait for the server to close it
           }
         }
         case "notifications/tools/list_changed" -> listChanged(n, "toolsListChanged");

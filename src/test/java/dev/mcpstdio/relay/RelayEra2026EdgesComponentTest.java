@@ -158,4 +158,31 @@ class RelayEra2026EdgesComponentTest {
       assertThat(progress).isEqualTo(3);
     }
   }
+
+  @Test
+  void aServerThatNamedNoCapabilitiesIsAskedOnceMoreWithTheHostsOwn() {
+    try (Fake2026Server server = new Fake2026Server().capabilities("{}"); RelayHarness relay = modern(server)) {
+      relay.initialize();
+      relay.send(RelayHarness.INITIALIZE.replace("\"id\":0", "\"id\":10"));
+      relay.answerTo("10");
+      List<dev.mcpstdio.testing.Fake2026Exchange> discovers = server.posts("server/discover");
+      assertThat(discovers).as("the probe, then one re-seed (a repeated initialize asks no more)").hasSize(2);
+      assertThat(discovers.get(0).meta("io.modelcontextprotocol/clientCapabilities").toString()).isEqualTo("{}");
+      assertThat(discovers.get(1).meta("io.modelcontextprotocol/clientCapabilities").toString())
+          .isEqualTo("{\"sampling\":{},\"elicitation\":{}}");
+    }
+  }
+
+  @Test
+  void onlyWhatTheAckHonoursReachesTheHost() {
+    try (Fake2026Server server = new Fake2026Server().listenHonour(Fake2026Server.honourOnly("toolsListChanged"));
+        RelayHarness relay = modern(server)) {
+      relay.initialize();
+      Fake2026Listen listen = server.awaitOpenListens(1).get(0);
+      listen.notify("notifications/prompts/list_changed", "{}"); // not honoured: the server should not have sent it
+      listen.notify("notifications/tools/list_changed", "{}");
+      assertThat(Jsons.parse(relay.next()).get("method").asString()).isEqualTo("notifications/tools/list_changed");
+      pingAnswered(relay, 11);
+    }
+  }
 }
