@@ -29,7 +29,7 @@ import java.util.Map;
  * and the SHA-256 of the endpoint URL (never the URL itself: some services put an API key in it).
  * At most {@link #MAX_SERVERS} servers, the least recently found dropped first. It is written
  * whole to a temporary file (0600, in a 0700 folder) and moved over the old one, never through a
- * symbolic link. Relays running at once may overwrite each other's finding: the worst case is one
+ * symbolic link (neither the file nor its folder may be one). Relays running at once may overwrite each other's finding: the worst case is one
  * more probe. Nothing here is ever fatal: a file that cannot be read or written is ignored (and
  * logged by the caller at debug level).
  */
@@ -98,8 +98,13 @@ public final class EraMemory {
 
   private void write(String text) throws IOException {
     Path folder = file.getParent();
+    if (Files.isSymbolicLink(folder)) {
+      throw new IOException(folder + " is a symbolic link; not written through it");
+    }
     if (!Files.isDirectory(folder, LinkOption.NOFOLLOW_LINKS)) {
       Files.createDirectories(folder, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+    } else {
+      Files.setPosixFilePermissions(folder, PosixFilePermissions.fromString("rwx------")); // the folder is the relay's own
     }
     if (Files.isSymbolicLink(file)) {
       throw new IOException(file + " is a symbolic link; not written through it");
