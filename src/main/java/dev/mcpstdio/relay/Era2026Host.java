@@ -124,12 +124,11 @@ final class Era2026Host implements Interceptor {
     return switch (r.method()) {
       case "initialize" -> initialize(r);
       case "logging/setLevel" -> {
-        String level = Json.field(r.bytes(), r.params(), "level") == null ? null
-            : Json.field(r.bytes(), r.params(), "level").text(r.bytes());
-        if (level == null || Json.string(r.bytes(), Json.field(r.bytes(), r.params(), "level")) == null) {
+        JsonSpan level = Json.field(r.bytes(), r.params(), "level");
+        if (Json.string(r.bytes(), level) == null) {
           yield Outcome.answeredLocally(r.id(), ErrorCodes.INVALID_PARAMS, "logging/setLevel needs params.level, a string");
         }
-        session.logLevel(level);
+        session.logLevel(level.text(r.bytes()));
         yield empty(r);
       }
       case "resources/subscribe", "resources/unsubscribe" -> subscription(r, call);
@@ -154,11 +153,8 @@ final class Era2026Host implements Interceptor {
     }
     caps = advertised(caps);
     byte[] bytes = r.bytes();
-    String version = Json.field(bytes, r.params(), "protocolVersion") == null ? null
-        : Json.field(bytes, r.params(), "protocolVersion").text(bytes);
-    if (version == null || Json.string(bytes, Json.field(bytes, r.params(), "protocolVersion")) == null) {
-      version = Json.quote(session.version());
-    }
+    JsonSpan asked = Json.field(bytes, r.params(), "protocolVersion");
+    String version = Json.string(bytes, asked) != null ? asked.text(bytes) : Json.quote(session.version());
     String serverInfo = session.serverInfo() != null ? session.serverInfo()
         : "{\"name\":\"mcp-stdio (upstream identity unknown)\",\"version\":" + Json.quote(dev.mcpstdio.Version.get()) + "}";
     String result = "{\"protocolVersion\":" + version

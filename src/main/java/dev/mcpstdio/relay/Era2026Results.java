@@ -14,9 +14,9 @@ import java.util.Set;
  * are invalid. For a 2025-era host the result loses what its era does not have: {@code
  * resultType}, the caching hints {@code ttlMs} and {@code cacheScope}, and {@code
  * _meta.subscriptionId}. A {@code resultType} other than {@code complete} (absent means complete)
- * cannot reach a 2025-era host: {@code input_required} becomes an error that says so (the server
- * needs input the host would give through the multi-round-trip bridge), any other value an error
- * naming it.
+ * cannot reach a 2025-era host: an {@code input_required} that got past the {@link MrtrBridge}
+ * (which carries it only for {@code tools/call}, {@code resources/read} and {@code prompts/get},
+ * the methods that may ask) becomes an error that says so, any other value an error naming it.
  */
 final class Era2026Results implements Interceptor {
 
@@ -51,8 +51,8 @@ final class Era2026Results implements Interceptor {
         log.warn(request.method() + " " + request.id() + ": the server answered with resultType " + Json.quote(type)
             + ", which a 2025-era host cannot take");
         String why = type.equals("input_required")
-            ? "the server needs input from the client to finish " + request.method()
-                + " (a multi-round-trip request of MCP 2026-07-28), which this relay cannot ask the host for yet"
+            ? "the server asked for input to finish " + request.method() + ", which MCP 2026-07-28 allows only for "
+                + "tools/call, resources/read and prompts/get"
             : "the server answered with resultType " + Json.quote(type) + ", unknown to this relay";
         return d.withAnswer(Outcome.answeredLocally(answer.id(), ErrorCodes.UPSTREAM_ERROR, why).answer());
       }

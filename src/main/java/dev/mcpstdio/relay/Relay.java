@@ -705,13 +705,13 @@ public final class Relay {
       return era2026.deliver(call);
     }
     Outcome outcome = Interceptor.run(links, upstream::post, call);
-    if (isInitialize(call) && outcome instanceof Outcome.Refused refused
-        && (refused.status() == 400 || refused.status() == 404 || refused.status() == 405) && eras.recheck()) {
+    boolean handshakeRefused = isInitialize(call) && outcome instanceof Outcome.Refused r
+        && (r.status() == 400 || r.status() == 404 || r.status() == 405);
+    if (handshakeRefused && eras.recheck()) {
       return era2026.deliver(call);
     }
     if (!transportDecided && isInitialize(call)) {
-      if (outcome instanceof Outcome.Refused refused && (refused.status() == 400 || refused.status() == 404
-          || refused.status() == 405)) {
+      if (handshakeRefused && outcome instanceof Outcome.Refused refused) {
         log.info("the server refused Streamable HTTP (HTTP " + refused.status() + "); trying HTTP+SSE");
         String problem = httpSse.start();
         if (problem == null) {

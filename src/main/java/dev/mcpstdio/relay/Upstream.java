@@ -35,8 +35,10 @@ import java.util.function.IntConsumer;
 import javax.net.ssl.SSLHandshakeException;
 
 /**
- * The Streamable HTTP transport: one POST per message, JSON or event-stream replies, the GET
- * stream, resumption with {@code Last-Event-ID}, and DELETE.
+ * The Streamable HTTP transport: one POST per message, JSON or event-stream replies; in the 2025
+ * era the GET stream, resumption with {@code Last-Event-ID} and DELETE; in the 2026 era ({@link
+ * #post2026}, {@link #listen}) POSTs only, a cancel being the close of the request's response
+ * stream ({@link #cancel2026}).
  *
  * <p>This is the bottom of the interceptor chain. It performs exactly one attempt per call (plus
  * the GETs that resume that attempt's event stream) and reports what happened as an {@link
