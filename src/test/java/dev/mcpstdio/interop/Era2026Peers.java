@@ -4,7 +4,6 @@ import dev.mcpstdio.testing.Jsons;
 import dev.mcpstdio.testing.LineCollector;
 import dev.mcpstdio.testing.NodePeers;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -171,8 +170,8 @@ final class Era2026Peers {
 
     private Server(Process process) {
       this.process = process;
-      pump(process.getInputStream(), stdout);
-      pump(process.getErrorStream(), stderr);
+      stdout.collect(process.getInputStream());
+      stderr.collect(process.getErrorStream());
       String line;
       try {
         line = stdout.nextMatching(l -> l.startsWith("LISTENING "), START_TIMEOUT);
@@ -199,20 +198,6 @@ final class Era2026Peers {
 
     boolean isAlive() {
       return process.isAlive();
-    }
-
-    private static void pump(InputStream in, LineCollector sink) {
-      Thread.ofVirtual().start(() -> {
-        byte[] buffer = new byte[8192];
-        try {
-          int n;
-          while ((n = in.read(buffer)) > 0) {
-            sink.write(buffer, 0, n);
-          }
-        } catch (IOException ignored) {
-          // the process ended
-        }
-      });
     }
 
     /** Closes the server's stdin (it exits on EOF), then SIGTERM, then SIGKILL, each step bounded. */

@@ -3,7 +3,6 @@ package dev.mcpstdio.interop;
 import dev.mcpstdio.testing.LineCollector;
 import dev.mcpstdio.testing.NodePeers;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -24,8 +23,8 @@ final class NodePeer implements AutoCloseable {
 
   private NodePeer(Process process) {
     this.process = process;
-    pump(process.getInputStream(), stdout);
-    pump(process.getErrorStream(), stderr);
+    stdout.collect(process.getInputStream());
+    stderr.collect(process.getErrorStream());
     String line;
     try {
       line = stdout.nextMatching(l -> l.startsWith("LISTENING "), Duration.ofSeconds(30));
@@ -63,20 +62,6 @@ final class NodePeer implements AutoCloseable {
 
   String log() {
     return String.join("\n", stderr.snapshot());
-  }
-
-  private static void pump(InputStream in, LineCollector sink) {
-    Thread.ofVirtual().start(() -> {
-      byte[] buffer = new byte[8192];
-      try {
-        int n;
-        while ((n = in.read(buffer)) > 0) {
-          sink.write(buffer, 0, n);
-        }
-      } catch (IOException ignored) {
-        // process ended
-      }
-    });
   }
 
   @Override

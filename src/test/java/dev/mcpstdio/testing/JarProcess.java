@@ -1,7 +1,6 @@
 package dev.mcpstdio.testing;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -30,8 +29,8 @@ public final class JarProcess implements AutoCloseable {
   private JarProcess(Process process) {
     this.process = process;
     this.stdin = process.getOutputStream();
-    pump(process.getInputStream(), stdout, "stdout");
-    pump(process.getErrorStream(), stderr, "stderr");
+    stdout.collect(process.getInputStream());
+    stderr.collect(process.getErrorStream());
   }
 
   public static Path jar() {
@@ -79,20 +78,6 @@ public final class JarProcess implements AutoCloseable {
     } catch (IOException e) {
       throw new AssertionError("cannot start " + command + ": " + e);
     }
-  }
-
-  private static void pump(InputStream in, LineCollector sink, String name) {
-    Thread.ofVirtual().name("jar-" + name).start(() -> {
-      byte[] buffer = new byte[8192];
-      try {
-        int n;
-        while ((n = in.read(buffer)) > 0) {
-          sink.write(buffer, 0, n);
-        }
-      } catch (IOException ignored) {
-        // process ended
-      }
-    });
   }
 
   public void send(String line) {

@@ -19,6 +19,21 @@ public final class LineCollector extends OutputStream {
   private final List<String> all = new ArrayList<>();
   private final List<byte[]> rawLines = new ArrayList<>();
 
+  /** Collects everything {@code in} yields until it ends (a process's output), on a virtual thread of its own. */
+  public LineCollector collect(java.io.InputStream in) {
+    Thread.ofVirtual().name("collect").start(() -> {
+      byte[] buffer = new byte[8192];
+      try {
+        for (int n; (n = in.read(buffer)) > 0; ) {
+          write(buffer, 0, n);
+        }
+      } catch (java.io.IOException ignored) {
+        // the process ended
+      }
+    });
+    return this;
+  }
+
   @Override
   public synchronized void write(int b) {
     if (b == '\n') {
