@@ -16,7 +16,7 @@ import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
 /**
- * {@code mcp-stdio serve}: Jetty wiring and the route table.
+ * {@code mcp-stdio serve}: Jetty wiring and the handler tree ({@link #tree}; the route table is {@link Routes}).
  *
  * <p>Every connection counts against {@code --max-connections} ({@link NetworkConnectionLimit}: past
  * it, new connections wait until one closes) and every request head against
@@ -78,7 +78,7 @@ public final class ServeGateway implements AutoCloseable {
     // queue, established ones go on
     this.limit = new NetworkConnectionLimit(config.connections().max(), connector);
     server.addBean(limit);
-    this.heads = new HeadDeadline(config.connections().headerTimeout(), log, new Routes());
+    this.heads = new HeadDeadline(config.connections().headerTimeout(), log, tree());
     connector.addEventListener(heads);
     server.setHandler(heads);
     server.setStopTimeout(2_000);
@@ -135,68 +135,57 @@ public final class ServeGateway implements AutoCloseable {
         + " sessions, " + idle + "; " + sse + "; max " + config.connections().max() + " connections)";
   }
 
-  private final class Routes extends Handler.Abstract {
+  /**
+   * The handler tree, outermost first: the head deadline ({@link HeadDeadline}), the access log,
+   * the Host/Origin guard (every request), then the route table; each protected endpoint sits
+   * inside an authentication gate of its own. Health checks and the protected-resource document
+   * need no token.
+   */
+  private Handler tree() {
+    Routes routes = new Routes();
+    routes.exact(config.path(), protect(MethodHandler.on("GET", endpoint::get).on("POST", endpoint::post)
+        .on("DELETE", endpoint::delete).build()));
+    routes.subtree(CallbackEndpoint.PATH, protect(new CallbackApi()));
+    routes.below(CallbackEndpoint.CREDENTIALS_PATH, protect(MethodHandler.on("PUT", (request, response, callback) ->
+        callbacks.credential(request.getHttpURI().getPath().substring(CallbackEndpoint.CREDENTIALS_PATH.length() + 1),
+            request, response, callback)).build()));
+    if (config.ssePath() != null) {
+      routes.exact(config.ssePath(), protect(MethodHandler.on("GET", legacy::stream).build()));
+      routes.exact(config.messagesPath(), protect(MethodHandler.on("POST", legacy::post).build()));
+    }
+    routes.exact("/healthz", MethodHandler.on("GET", ServeGateway::healthy).on("HEAD", ServeGateway::healthy).elseNotFound());
+    routes.exact("/readyz", MethodHandler.on("GET", this::ready).on("HEAD", this::ready).elseNotFound());
+    if (gate.enabled()) {
+      routes.subtree(METADATA_PATH, MethodHandler.on("GET", this::metadata).on("HEAD", this::metadata).elseNotFound());
+    }
+    return new AccessLog(log, new HostOriginGuard(guard, log, routes));
+  }
+
+  private Handler protect(Handler endpointHandler) {
+    return new AuthGate(gate, config, endpointHandler);
+  }
+
+  private static void healthy(Request request, Response response, Callback callback) {
+    Replies.text(response, callback, 200, "application/json", "{\"status\":\"ok\"}");
+  }
+
+  private void ready(Request request, Response response, Callback callback) {
+    String problem = readiness.problem();
+    Replies.text(response, callback, problem == null ? 200 : 503, "application/json",
+        problem == null ? "{\"status\":\"ready\"}" : "{\"status\":\"not ready\",\"reason\":" + dev.mcpstdio.jsonrpc.Json.quote(problem) + "}");
+  }
+
+  private void metadata(Request request, Response response, Callback callback) {
+    response.getHeaders().put(HttpHeader.ACCESS_CONTROL_ALLOW_ORIGIN, "*");
+    Replies.text(response, callback, 200, "application/json", gate.metadataDocument(Origins.effective(request, config)));
+  }
+
+  /** The callbacks events API: {@code GET /callbacks}, {@code POST /callbacks/<id>/reply}; anything else there is 404. */
+  private final class CallbackApi extends Handler.Abstract {
     @Override
     public boolean handle(Request request, Response response, Callback callback) throws Exception {
-      long started = System.nanoTime();
-      Request.addCompletionListener(request, failure -> accessLog(request, response, started, failure));
-      String refusal = guard.refusal(request.getHeaders().get(HttpHeader.HOST), request.getHeaders().get(HttpHeader.ORIGIN));
-      if (refusal != null) {
-        log.warn("refused " + request.getMethod() + " " + request.getHttpURI().getPath() + ": " + refusal);
-        // Its body is never read, so the connection cannot carry another request: say so, or a
-        // client that reuses it races the close and sees its next request cut off.
-        response.getHeaders().put(HttpHeader.CONNECTION, "close");
-        Replies.error(response, callback, 403, null, ErrorCodes.UPSTREAM_ERROR, "forbidden: " + refusal);
-        return true;
-      }
-      String path = request.getHttpURI().getPath();
+      String rest = request.getHttpURI().getPath().substring(CallbackEndpoint.PATH.length());
       String method = request.getMethod();
-      if (path.equals(config.path())) {
-        mcp(method, request, response, callback);
-      } else if (path.equals(CallbackEndpoint.PATH) || path.startsWith(CallbackEndpoint.PATH + "/")) {
-        callbackApi(path, method, request, response, callback);
-      } else if (path.startsWith(CallbackEndpoint.CREDENTIALS_PATH + "/")) {
-        credentialApi(path.substring(CallbackEndpoint.CREDENTIALS_PATH.length() + 1), method, request, response, callback);
-      } else if (config.ssePath() != null && (path.equals(config.ssePath()) || path.equals(config.messagesPath()))) {
-        legacy(path.equals(config.ssePath()), method, request, response, callback);
-      } else if (path.equals("/healthz") && isRead(method)) {
-        Replies.text(response, callback, 200, "application/json", "{\"status\":\"ok\"}");
-      } else if (path.equals("/readyz") && isRead(method)) {
-        String problem = readiness.problem();
-        Replies.text(response, callback, problem == null ? 200 : 503, "application/json",
-            problem == null ? "{\"status\":\"ready\"}" : "{\"status\":\"not ready\",\"reason\":" + dev.mcpstdio.jsonrpc.Json.quote(problem) + "}");
-      } else if (gate.enabled() && isMetadataPath(path) && isRead(method)) {
-        response.getHeaders().put(HttpHeader.ACCESS_CONTROL_ALLOW_ORIGIN, "*");
-        Replies.text(response, callback, 200, "application/json", gate.metadataDocument(Origins.effective(request, config)));
-      } else {
-        Replies.error(response, callback, 404, null, ErrorCodes.UPSTREAM_ERROR, "not found");
-      }
-      return true;
-    }
-
-    /** The legacy HTTP+SSE endpoints: GET on the stream path, POST on the messages path. */
-    private void legacy(boolean streamPath, String method, Request request, Response response, Callback callback)
-        throws Exception {
-      if (!authenticated(request, response, callback)) {
-        return;
-      }
-      if (streamPath && method.equals("GET")) {
-        legacy.stream(request, response, callback);
-      } else if (!streamPath && method.equals("POST")) {
-        legacy.post(request, response, callback);
-      } else {
-        response.getHeaders().put(HttpHeader.ALLOW, streamPath ? "GET" : "POST");
-        Replies.error(response, callback, 405, null, ErrorCodes.UPSTREAM_ERROR, "method not allowed");
-      }
-    }
-
-    /** The callbacks events API: GET /callbacks, POST /callbacks/<id>/reply. */
-    private void callbackApi(String path, String method, Request request, Response response, Callback callback)
-        throws Exception {
-      if (!authenticated(request, response, callback)) {
-        return;
-      }
-      String rest = path.substring(CallbackEndpoint.PATH.length());
       if (rest.isEmpty() && method.equals("GET")) {
         callbacks.watch(request, response, callback);
       } else if (method.equals("POST") && rest.matches("/[\\x21-\\x7e&&[^/]]{1,128}/reply")) {
@@ -204,69 +193,7 @@ public final class ServeGateway implements AutoCloseable {
       } else {
         Replies.error(response, callback, 404, null, ErrorCodes.UPSTREAM_ERROR, "not found");
       }
+      return true;
     }
-
-    /** The credential handoff: PUT /credentials/<slug>. */
-    private void credentialApi(String slug, String method, Request request, Response response, Callback callback)
-        throws Exception {
-      if (!authenticated(request, response, callback)) {
-        return;
-      }
-      if (!method.equals("PUT")) {
-        response.getHeaders().put(HttpHeader.ALLOW, "PUT");
-        Replies.error(response, callback, 405, null, ErrorCodes.UPSTREAM_ERROR, "method not allowed");
-      } else {
-        callbacks.credential(slug, request, response, callback);
-      }
-    }
-
-    /** The bearer check for MCP traffic; answers 401 itself and returns false when it fails. */
-    private boolean authenticated(Request request, Response response, Callback callback) {
-      BearerGate.Verdict verdict = gate.check(request.getHeaders().get(HttpHeader.AUTHORIZATION));
-      if (verdict == BearerGate.Verdict.ALLOWED) {
-        return true;
-      }
-      response.getHeaders().put(HttpHeader.WWW_AUTHENTICATE, gate.challenge(verdict, Origins.effective(request, config)));
-      Replies.error(response, callback, 401, null, ErrorCodes.UPSTREAM_ERROR,
-          verdict == BearerGate.Verdict.MISSING ? "authentication required" : "invalid access token");
-      return false;
-    }
-
-    private void mcp(String method, Request request, Response response, Callback callback) throws Exception {
-      if (!authenticated(request, response, callback)) {
-        return;
-      }
-      switch (method) {
-        case "POST" -> endpoint.post(request, response, callback);
-        case "GET" -> endpoint.get(request, response, callback);
-        case "DELETE" -> endpoint.delete(request, response, callback);
-        default -> {
-          response.getHeaders().put(HttpHeader.ALLOW, "GET, POST, DELETE");
-          Replies.error(response, callback, 405, null, ErrorCodes.UPSTREAM_ERROR, "method not allowed");
-        }
-      }
-    }
-
-    private boolean isMetadataPath(String path) {
-      return path.equals(METADATA_PATH) || path.startsWith(METADATA_PATH + "/");
-    }
-
-    private boolean isRead(String method) {
-      return method.equals("GET") || method.equals("HEAD");
-    }
-  }
-
-  private void accessLog(Request request, Response response, long started, Throwable failure) {
-    String query = request.getHttpURI().getQuery();
-    String target = request.getHttpURI().getPath() + (query == null ? "" : "?<redacted>");
-    String session = request.getHeaders().get(McpEndpoint.SESSION_HEADER);
-    if (session == null) {
-      session = response.getHeaders().get(McpEndpoint.SESSION_HEADER);
-    }
-    long ms = (System.nanoTime() - started) / 1_000_000;
-    log.info("http: " + Request.getRemoteAddr(request) + " \"" + request.getMethod() + " " + target + "\" "
-        + response.getStatus() + " " + ms + " ms"
-        + (session == null ? "" : " session " + Session.shortId(session.replaceAll("[^0-9A-Za-z]", "")))
-        + (failure == null ? "" : " (" + failure.getClass().getSimpleName() + ")"));
   }
 }
