@@ -1,0 +1,274 @@
+package dev.mcpstdio.serve.era2026;
+
+import dev.mcpstdio.jsonrpc.JsonRpcId;
+import dev.mcpstdio.process.ChildLog;
+import dev.mcpstdio.process.ChildProcess;
+import dev.mcpstdio.process.ChildSpec;
+import dev.mcpstdio.stdio.Log;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The children that serve 2026-era requests, keyed by the authenticated principal: one principal's
+ * requests never reach another's child (with no authentication, or one static token, everyone is
+ * one principal).
+ *
+ * <p>Bounds: at most {@link Settings#perPrincipal} children per principal and {@link
+ * Settings#total} in all. A principal's requests share its children (ids are the gateway's own, so
+ * they multiplex); a new child is spawned only when the principal has none, or when every one of
+ * them is taken {@linkplain #acquire exclusively} and the principal is under its cap. At the total
+ * cap the idlest evictable child of any principal makes room; a child is evictable only when
+ * nothing is in flight on it and nothing holds it (a listen stream, a parked MRTR round), so
+ * eviction never cuts a call or a stream. When nothing can be evicted the request gets 503.
+ *
+ * <p>The reaper removes dead children (their processes reaped) and, with an idle TTL, children
+ * idle longer than it; a dead child met on {@link #acquire} is removed and replaced. Spawns and
+ * handshakes run outside the pool's lock; children are closed on threads of their own, so a wedged
+ * child never stalls a request or the reaper.
+ */
+public final class ChildPool implements AutoCloseable {
+
+  /**
+   * @param child what to spawn
+   * @param maxLineBytes the longest stdout line a child may write ({@code --max-message-size})
+   * @param perPrincipal children per principal at most
+   * @param total children in all at most
+   * @param idleTtl an idle child is closed after this long; zero: never
+   * @param handshakeTimeout how long a fresh child may take to answer initialize
+   */
+  public record Settings(ChildSpec child, long maxLineBytes, ChildProcess.Ladder ladder, ChildProcess.StderrLimit stderrLimit,
+      int perPrincipal, int total, Duration idleTtl, Duration handshakeTimeout) {
+    public Settings {
+      if (perPrincipal < 1 || total < 1) {
+        throw new IllegalArgumentException("pool caps must be at least 1");
+      }
+    }
+  }
+
+  /** No child could be had: the caps are reached and nothing can be evicted, or the child failed to start. */
+  public static final class Unavailable extends Exception {
+    Unavailable(String message) {
+      super(message, null, false, false);
+    }
+  }
+
+  private static final String CLIENT_INFO = "{\"name\":\"mcp-stdio serve\",\"version\":\"" + dev.mcpstdio.Version.get() + "\"}";
+
+  /** The handshake's ids, in the gateway's own namespace (a client id there is refused). */
+  private static final String HANDSHAKE_ID_PREFIX = "mcp-stdio/serve/init/";
+
+  private final Settings settings;
+  private final Log log;
+  private final PooledChild.Events events;
+  private final byte[] capabilities;
+  private final Map<String, List<PooledChild>> byPrincipal = new HashMap<>(); // guarded by this
+  private int count; // children listed or being spawned, guarded by this
+  private final AtomicLong serials = new AtomicLong();
+  private final ExecutorService closers = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("pool-close-", 0).factory());
+  private final ScheduledExecutorService reaper;
+  private volatile boolean closed;
+
+  /**
+   * @param capabilities the client capabilities the gateway declares to each child (what the
+   *     reverse MRTR bridge can ask a 2026-era client for), as a JSON object
+   */
+  public ChildPool(Settings settings, Log log, PooledChild.Events events, String capabilities) {
+    this.settings = settings;
+    this.log = log;
+    this.events = events;
+    this.capabilities = capabilities.getBytes(StandardCharsets.UTF_8);
+    this.reaper = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("pool-reaper").factory());
+    long period = reapPeriod(settings.idleTtl()).toMillis();
+    reaper.scheduleWithFixedDelay(this::reap, period, period, TimeUnit.MILLISECONDS);
+  }
+
+  /** Half the idle TTL, between one second and one minute; a minute without a TTL. */
+  static Duration reapPeriod(Duration ttl) {
+    return ttl.isZero() ? Duration.ofMinutes(1) : Duration.ofMillis(Math.max(1000, Math.min(60_000, ttl.toMillis() / 2)));
+  }
+
+  /**
+   * A ready child of {@code principal}, held for the caller (who must {@link #release} it). With
+   * {@code exclusive}, one no other exclusive user holds (a bridged call, which may park the child
+   * on a question to its client), spawning one within the principal's cap if need be.
+   */
+  PooledChild acquire(String principal, boolean exclusive) throws Unavailable, InterruptedException {
+    for (int attempt = 0; attempt < 3; attempt++) {
+      PooledChild child;
+      boolean fresh = false;
+      synchronized (this) {
+        if (closed) {
+          throw new Unavailable("the gateway is shutting down");
+        }
+        List<PooledChild> mine = byPrincipal.computeIfAbsent(principal, p -> new ArrayList<>());
+        mine.removeIf(c -> c.dead() && retire(c, "dead"));
+        child = mine.stream()
+            .filter(c -> !exclusive || !c.exclusivelyHeld())
+            .min(Comparator.comparingInt(PooledChild::load))
+            .orElse(null);
+        if (child == null) { // none yet, or (exclusive) every one taken
+          if (mine.size() >= settings.perPrincipal()) {
+            throw new Unavailable("all " + settings.perPrincipal() + " children of this principal are busy with"
+                + " calls waiting for their client's input; retry once one completes");
+          }
+          if (count >= settings.total() && !evictOne()) {
+            throw new Unavailable("the pool is full (" + settings.total() + " children, none idle)");
+          }
+          child = new PooledChild(principal, serials.incrementAndGet(),
+              new ChildLog(log.tagged("pool child " + serials.get()), settings.stderrLimit()), events);
+          mine.add(child);
+          count++;
+          fresh = true;
+        }
+        child.hold();
+        if (exclusive) {
+          child.holdExclusively();
+        }
+      }
+      if (fresh) {
+        start(child);
+      }
+      if (await(child)) {
+        return child;
+      }
+      release(child, exclusive);
+      synchronized (this) {
+        List<PooledChild> mine = byPrincipal.get(principal);
+        if (mine != null && mine.remove(child)) {
+          retire(child, "failed to start");
+        }
+      }
+      if (fresh) {
+        throw new Unavailable("the server could not be started: " + child.deathReason());
+      }
+    }
+    throw new Unavailable("the server keeps failing");
+  }
+
+  /** Gives back what {@link #acquire} held. */
+  void release(PooledChild child, boolean exclusive) {
+    if (exclusive) {
+      child.releaseExclusively();
+    }
+    child.unhold();
+  }
+
+  /** Spawns {@code child}'s process and starts its handshake (initialize, then notifications/initialized). */
+  private void start(PooledChild child) {
+    JsonRpcId handshake = JsonRpcId.relayOwned(HANDSHAKE_ID_PREFIX + child.serial);
+    try {
+      ChildProcess process = ChildProcess.start(settings.child(), settings.maxLineBytes(), child.childLog, settings.ladder(), child);
+      child.attach(process, handshake);
+      log.info("pool: started " + settings.child().argv().getFirst() + " (pid " + process.pid() + ") for 2026-era requests");
+      byte[] init = ("{\"jsonrpc\":\"2.0\",\"id\":" + handshake.json() + ",\"method\":\"initialize\",\"params\":{"
+          + "\"protocolVersion\":\"2025-11-25\",\"capabilities\":" + new String(capabilities, StandardCharsets.UTF_8)
+          + ",\"clientInfo\":" + CLIENT_INFO + "}}").getBytes(StandardCharsets.UTF_8);
+      if (!child.send(init)) {
+        child.initialized.completeExceptionally(new IllegalStateException("the server did not read its stdin"));
+      }
+      child.initialized.thenRun(() -> child.send("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}"
+          .getBytes(StandardCharsets.UTF_8)));
+    } catch (IOException | RuntimeException e) {
+      log.error("pool: could not start " + settings.child().argv().getFirst() + ": " + e.getMessage());
+      child.initialized.completeExceptionally(e);
+    }
+  }
+
+  /** Waits for the child's handshake; false when it failed or took too long. */
+  private boolean await(PooledChild child) throws InterruptedException {
+    try {
+      child.initialized.get(settings.handshakeTimeout().toMillis(), TimeUnit.MILLISECONDS);
+      return true;
+    } catch (ExecutionException e) {
+      child.childLog.warn("initialize failed: " + e.getCause().getMessage());
+      return false;
+    } catch (TimeoutException e) {
+      child.childLog.warn("no answer to initialize within " + settings.handshakeTimeout().toSeconds() + " s");
+      return false;
+    }
+  }
+
+  /** Evicts the idlest evictable child of any principal; false when there is none. Holds the lock. */
+  private boolean evictOne() {
+    PooledChild idlest = null;
+    for (List<PooledChild> list : byPrincipal.values()) {
+      for (PooledChild c : list) {
+        if (c.idle() && c.initialized.isDone() && (idlest == null || c.idleNanos() > idlest.idleNanos())) {
+          idlest = c;
+        }
+      }
+    }
+    if (idlest == null) {
+      return false;
+    }
+    byPrincipal.get(idlest.principal).remove(idlest);
+    retire(idlest, "evicted to make room");
+    return true;
+  }
+
+  /** Counts a listed child out and closes it in the background. Holds the lock. */
+  private boolean retire(PooledChild child, String why) {
+    count--;
+    child.childLog.info("pool: closing child (" + why + ")");
+    closers.execute(() -> {
+      ChildProcess p = child.process();
+      if (p != null) {
+        p.close();
+      }
+      child.childLog.flush();
+    });
+    return true;
+  }
+
+  private void reap() {
+    try {
+      Duration ttl = settings.idleTtl();
+      synchronized (this) {
+        for (List<PooledChild> list : byPrincipal.values()) {
+          list.removeIf(c -> (c.dead() && c.initialized.isDone() && retire(c, "dead"))
+              || (!ttl.isZero() && c.idle() && c.initialized.isDone() && c.idleNanos() > ttl.toNanos()
+                  && retire(c, "idle for " + ttl.toSeconds() + " s")));
+        }
+        byPrincipal.values().removeIf(List::isEmpty);
+      }
+    } catch (RuntimeException e) { // an escaped exception would cancel every later pass
+      log.error("pool reaper: " + e);
+    }
+  }
+
+  /** Children listed now (for tests and readiness). */
+  synchronized int size() {
+    return count;
+  }
+
+  /** Closes every child and waits until each is reaped, at most the ladder's length and a bit. */
+  @Override
+  public void close() throws InterruptedException {
+    synchronized (this) {
+      closed = true;
+      for (List<PooledChild> list : byPrincipal.values()) {
+        list.forEach(c -> retire(c, "the gateway is shutting down"));
+      }
+      byPrincipal.clear();
+    }
+    reaper.shutdownNow();
+    closers.shutdown();
+    Duration ladder = settings.ladder().afterStdinClosed().plus(settings.ladder().afterTerm()).multipliedBy(2);
+    if (!closers.awaitTermination(ladder.toMillis() + 2000, TimeUnit.MILLISECONDS)) {
+      log.error("pool: some children could not be ended in time");
+    }
+  }
+}

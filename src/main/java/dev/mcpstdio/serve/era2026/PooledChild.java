@@ -1,0 +1,299 @@
+package dev.mcpstdio.serve.era2026;
+
+import dev.mcpstdio.jsonrpc.ErrorCodes;
+import dev.mcpstdio.jsonrpc.Json;
+import dev.mcpstdio.jsonrpc.JsonRpcCodec;
+import dev.mcpstdio.jsonrpc.JsonRpcErrors;
+import dev.mcpstdio.jsonrpc.JsonRpcId;
+import dev.mcpstdio.jsonrpc.JsonRpcMessage;
+import dev.mcpstdio.jsonrpc.JsonSpan;
+import dev.mcpstdio.jsonrpc.MalformedMessageException;
+import dev.mcpstdio.process.ChildLog;
+import dev.mcpstdio.process.ChildProcess;
+import dev.mcpstdio.stdio.Log;
+import java.nio.charset.StandardCharsets;
+import java.util.Comparator;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+
+/**
+ * One pooled child of the 2026 era: a 2025-era stdio server, initialized once by the gateway and
+ * then shared by every 2026-era request of its principal, each under an id of the gateway's own
+ * ({@code mcp-stdio/serve/<n>}, so requests of different clients never collide on the child).
+ *
+ * <p>The child's stdout is routed here: an answer goes to the call waiting for its id; progress to
+ * the call whose (remapped) progress token it names; a log message to the oldest call that asked
+ * for log messages at that level; other notifications to the {@link Events} (the listen hub); the
+ * child's own requests to the {@link Events} too (the reverse MRTR bridge, or a refusal). Each
+ * message goes to one place; what nobody takes is dropped, the first time with a log line.
+ */
+final class PooledChild implements ChildProcess.Listener {
+
+  /** What a pooled child hears that belongs to no call. */
+  interface Events {
+    /** A notification no call takes (a list change, a resource update, an unclaimed log message). */
+    void notification(PooledChild child, JsonRpcMessage.Notification notification);
+
+    /** The child asks its client something (elicitation, sampling, roots) during {@code during}, or null. */
+    void request(PooledChild child, JsonRpcMessage.Request request, Call during);
+  }
+
+  /** One request of a 2026-era client in flight on this child, under the gateway's id. */
+  static final class Call {
+    final JsonRpcId childId;
+    final JsonRpcId progressToken; // as the child knows it, or null
+    final int logThreshold; // LogLevels severity; Integer.MAX_VALUE: no log messages
+    final long sequence;
+    final CompletableFuture<byte[]> answer = new CompletableFuture<>();
+    private volatile Consumer<byte[]> related; // the reply's event stream, or null (JSON reply)
+
+    Call(JsonRpcId childId, JsonRpcId progressToken, int logThreshold, long sequence) {
+      this.childId = childId;
+      this.progressToken = progressToken;
+      this.logThreshold = logThreshold;
+      this.sequence = sequence;
+    }
+
+    /** Where this call's progress and log messages go from now on (null: nowhere). */
+    void relatedTo(Consumer<byte[]> sink) {
+      this.related = sink;
+    }
+
+    boolean relate(byte[] line) {
+      Consumer<byte[]> sink = related;
+      if (sink == null) {
+        return false;
+      }
+      sink.accept(line);
+      return true;
+    }
+  }
+
+  private static final AtomicLong SEQUENCE = new AtomicLong();
+
+  final String principal;
+  final long serial;
+  final ChildLog childLog;
+  private final Events events;
+  private final Map<JsonRpcId, Call> calls = new ConcurrentHashMap<>();
+  private final AtomicInteger holds = new AtomicInteger();
+  private final AtomicLong lastUsedNanos = new AtomicLong(System.nanoTime());
+  /** The handshake's initialize, answered with the child's InitializeResult (its result object's bytes). */
+  final CompletableFuture<byte[]> initialized = new CompletableFuture<>();
+  private volatile JsonRpcId handshakeId;
+  private volatile ChildProcess process;
+  private volatile boolean dead;
+  private volatile String deathReason = "the server process exited";
+  private volatile boolean warnedOfDrop;
+
+  PooledChild(String principal, long serial, ChildLog childLog, Events events) {
+    this.principal = principal;
+    this.serial = serial;
+    this.childLog = childLog;
+    this.events = events;
+  }
+
+  void attach(ChildProcess child, JsonRpcId handshake) {
+    this.handshakeId = handshake;
+    this.process = child;
+  }
+
+  ChildProcess process() {
+    return process;
+  }
+
+  long pid() {
+    ChildProcess p = process;
+    return p == null ? -1 : p.pid();
+  }
+
+  boolean dead() {
+    return dead || (process != null && !process.isAlive());
+  }
+
+  String deathReason() {
+    return deathReason;
+  }
+
+  /** Held by a stream (listen) or a call being set up: never evicted while held. */
+  void hold() {
+    holds.incrementAndGet();
+    lastUsedNanos.set(System.nanoTime());
+  }
+
+  void unhold() {
+    holds.decrementAndGet();
+    lastUsedNanos.set(System.nanoTime());
+  }
+
+  private final java.util.concurrent.atomic.AtomicBoolean exclusive = new java.util.concurrent.atomic.AtomicBoolean();
+
+  /** Taken by a bridged call (at most one at a time: it may park the child on a question to its client). */
+  void holdExclusively() {
+    exclusive.set(true);
+  }
+
+  void releaseExclusively() {
+    exclusive.set(false);
+  }
+
+  boolean exclusivelyHeld() {
+    return exclusive.get();
+  }
+
+  /** Nothing in flight and nothing held: the child may be evicted or reaped. */
+  boolean idle() {
+    return holds.get() == 0 && calls.isEmpty();
+  }
+
+  int load() {
+    return calls.size() + holds.get();
+  }
+
+  long idleNanos() {
+    return System.nanoTime() - lastUsedNanos.get();
+  }
+
+  /** Registers a call before its request is written (so a fast answer finds it). */
+  Call open(JsonRpcId childId, JsonRpcId progressToken, int logThreshold) {
+    Call call = new Call(childId, progressToken, logThreshold, SEQUENCE.incrementAndGet());
+    calls.put(childId, call);
+    lastUsedNanos.set(System.nanoTime());
+    if (dead) {
+      call.answer.complete(null);
+    }
+    return call;
+  }
+
+  void close(Call call) {
+    calls.remove(call.childId, call);
+    lastUsedNanos.set(System.nanoTime());
+  }
+
+  boolean send(byte[] json) {
+    ChildProcess p = process;
+    return p != null && !dead && p.send(json);
+  }
+
+  /** Writes without waiting for room (a cancel, an error to the child): false when it could not. */
+  boolean trySend(byte[] json) {
+    ChildProcess p = process;
+    return p != null && !dead && p.trySend(json);
+  }
+
+  /** Tells the child its request {@code childId} is cancelled (the client closed its stream). */
+  void cancel(JsonRpcId childId, String reason) {
+    trySend(("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":" + childId.json()
+        + ",\"reason\":" + Json.quote(reason) + "}}").getBytes(StandardCharsets.UTF_8));
+  }
+
+  /** Answers a request of the child's with an error. */
+  void refuse(JsonRpcId requestId, int code, String message) {
+    trySend(JsonRpcErrors.error(requestId, code, message));
+  }
+
+  @Override
+  public void onLine(byte[] line) {
+    JsonRpcMessage message;
+    try {
+      message = JsonRpcCodec.parse(line);
+    } catch (MalformedMessageException e) {
+      childLog.warn("the server wrote a line that is not JSON (" + line.length + " bytes); dropped");
+      return;
+    }
+    switch (message) {
+      case JsonRpcMessage.Response r -> answered(r, line);
+      case JsonRpcMessage.Notification n when n.method().equals("notifications/progress") -> {
+        JsonRpcId token = Json.id(line, Json.field(line, n.params(), "progressToken"));
+        Call owner = token == null ? null : byToken(token);
+        if (owner == null || !owner.relate(line)) {
+          dropped("progress for a token no call has");
+        }
+      }
+      case JsonRpcMessage.Notification n when n.method().equals("notifications/message") -> {
+        int severity = LogLevels.severity(Json.string(line, Json.field(line, n.params(), "level")));
+        Call taker = calls.values().stream()
+            .filter(c -> severity >= c.logThreshold)
+            .min(Comparator.comparingLong(c -> c.sequence))
+            .orElse(null);
+        if (taker == null || !taker.relate(line)) {
+          events.notification(this, n);
+        }
+      }
+      case JsonRpcMessage.Notification n -> events.notification(this, n);
+      case JsonRpcMessage.Request r -> {
+        Call during = calls.values().stream().min(Comparator.comparingLong(c -> c.sequence)).orElse(null);
+        events.request(this, r, during);
+      }
+      case JsonRpcMessage.Batch b -> childLog.warn("the server wrote a batch; dropped");
+      case JsonRpcMessage.Invalid i -> childLog.warn("the server wrote an invalid message (" + Log.visible(i.reason()) + "); dropped");
+    }
+  }
+
+  private void answered(JsonRpcMessage.Response r, byte[] line) {
+    if (r.id() != null && r.id().equals(handshakeId)) {
+      if (r.isError() || r.result() == null) {
+        initialized.completeExceptionally(new IllegalStateException("the server refused initialize: "
+            + Log.visible(new String(line, StandardCharsets.UTF_8))));
+      } else {
+        JsonSpan result = r.result();
+        byte[] bytes = new byte[result.end() - result.start()];
+        System.arraycopy(line, result.start(), bytes, 0, bytes.length);
+        initialized.complete(bytes);
+      }
+      return;
+    }
+    Call waiting = r.id() == null ? null : calls.get(r.id());
+    if (waiting == null || !waiting.answer.complete(line)) {
+      dropped("an answer to id " + Log.visible(String.valueOf(r.id())) + ", which no request is waiting for");
+    }
+  }
+
+  private Call byToken(JsonRpcId token) {
+    for (Call c : calls.values()) {
+      if (token.equals(c.progressToken)) {
+        return c;
+      }
+    }
+    return null;
+  }
+
+  private void dropped(String what) {
+    if (!warnedOfDrop) {
+      warnedOfDrop = true;
+      childLog.info("the server sent " + what + "; dropped (later drops are not logged)");
+    }
+  }
+
+  @Override
+  public void onOversizedLine(long length, byte[] head) {
+    JsonRpcId answered = dev.mcpstdio.jsonrpc.PartialMessage.responseId(head);
+    Call waiting = answered == null ? null : calls.get(answered);
+    String why = "the server's answer is " + length + " bytes, over --max-message-size";
+    childLog.warn("the server wrote a " + length + "-byte line, over --max-message-size; dropped");
+    if (waiting != null) {
+      waiting.answer.complete(JsonRpcErrors.error(answered, ErrorCodes.INTERNAL_ERROR, why));
+    }
+  }
+
+  @Override
+  public void onStdoutClosed() {
+    dead = true;
+    ChildProcess p = process;
+    if (p != null) {
+      try {
+        deathReason = "the server process exited with code " + p.exited().get(2, java.util.concurrent.TimeUnit.SECONDS);
+      } catch (Exception e) {
+        deathReason = "the server closed its stdout";
+      }
+    }
+    initialized.completeExceptionally(new IllegalStateException(deathReason));
+    for (Call c : calls.values()) {
+      c.answer.complete(null); // null: no answer, the child is gone
+    }
+  }
+}
