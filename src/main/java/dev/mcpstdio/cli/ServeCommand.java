@@ -63,6 +63,13 @@ final class ServeCommand {
             + " dropped and counted (default 16384).");
     option(spec, "--max-sessions", "N", String.class, "Live sessions at most; initialize past it gets 503 (default 100).");
     option(spec, "--session-idle-ttl", "SECONDS", String.class, "End sessions idle this long (no request in flight, no open stream); 0 never (default 1800).");
+    flag(spec, "--modern-only", "Serve only 2026-07-28 clients: GET and DELETE get 405, a 2025-era initialize -32022.");
+    option(spec, "--cache-ttl-ms", "MS", String.class, "The ttlMs stamped on cacheable 2026-era results (default 60000).");
+    option(spec, "--modern-idle-ttl", "SECONDS", String.class, "Close pooled 2026-era children idle this long; 0 never (default 0).");
+    option(spec, "--max-children-per-principal", "N", String.class,
+        "Pooled 2026-era children per authenticated principal at most (default " + ServeConfig.Era2026.DEFAULT_PER_PRINCIPAL + ").");
+    option(spec, "--max-pool-children", "N", String.class,
+        "Pooled 2026-era children in all at most (default " + ServeConfig.Era2026.DEFAULT_TOTAL + ").");
     option(spec, "--max-message-size", "BYTES", String.class, "Largest request body and server line; 0 disables (default 10485760).");
     option(spec, "--backend-timeout", "SECONDS", String.class, "How long a request waits for the server's answer before 504 (default 120).");
     option(spec, "--max-connections", "N", String.class,
@@ -113,7 +120,8 @@ final class ServeCommand {
   private static final java.util.Set<String> VALUED = java.util.Set.of("--host", "--port", "--path", "--sse-path",
       "--messages-path", "--session-arg", "--workspace-root", "--callback-timeout", "--child-stderr-rate", "--max-sessions",
       "--session-idle-ttl", "--max-message-size", "--backend-timeout", "--max-connections", "--header-timeout",
-      "--body-timeout", "--allow-origin", "--public-url", "--auth-token", "--log-level");
+      "--body-timeout", "--allow-origin", "--public-url", "--auth-token", "--log-level", "--cache-ttl-ms",
+      "--modern-idle-ttl", "--max-children-per-principal", "--max-pool-children");
 
   /** The arguments before the child's command: a {@code --help} after it is the child's own. */
   static String[] gatewayOptions(String[] args) {
@@ -177,7 +185,7 @@ final class ServeCommand {
     return new ServeConfig(host, port, path, child, maxSessions, idle, maxMessage, backend,
         ServeConfig.DEFAULT_KEEP_ALIVE, origins, publicUrl, r.hasMatchedOption("--trust-proxy-headers"), token,
         ChildProcess.Ladder.DEFAULT, level(r), r.hasMatchedOption("--no-sse") ? null : ssePath, messagesPath, launch(r),
-        connections);
+        connections, era2026(r));
   }
 
   /**
@@ -231,6 +239,17 @@ final class ServeCommand {
       throw new UsageException(name + " must start with / and contain no quote, space, ? or #", ExitCodes.USAGE);
     }
     return path;
+  }
+
+  private static ServeConfig.Era2026 era2026(ParseResult r) throws UsageException {
+    int perPrincipal = integer(r, "--max-children-per-principal", ServeConfig.Era2026.DEFAULT_PER_PRINCIPAL, 1, 10_000);
+    int total = integer(r, "--max-pool-children", Math.max(perPrincipal, ServeConfig.Era2026.DEFAULT_TOTAL), 1, 100_000);
+    if (total < perPrincipal) {
+      throw new UsageException("--max-pool-children must be at least --max-children-per-principal", ExitCodes.USAGE);
+    }
+    return new ServeConfig.Era2026(r.hasMatchedOption("--modern-only"),
+        integer(r, "--cache-ttl-ms", (int) ServeConfig.Era2026.DEFAULT_CACHE_TTL_MS, 0, Integer.MAX_VALUE),
+        seconds(r, "--modern-idle-ttl", Duration.ZERO, true), perPrincipal, total);
   }
 
   private static int integer(ParseResult r, String name, int fallback, int min, int max) throws UsageException {

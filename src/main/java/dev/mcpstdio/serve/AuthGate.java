@@ -1,6 +1,7 @@
 package dev.mcpstdio.serve;
 
 import dev.mcpstdio.jsonrpc.ErrorCodes;
+import dev.mcpstdio.serve.era2026.Principals;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
@@ -11,7 +12,7 @@ import org.eclipse.jetty.util.Callback;
  * The authentication gate as a handler: what it wraps sees only requests that {@link BearerGate}
  * allowed; others are answered 401 with the {@code WWW-Authenticate} challenge that names the
  * protected-resource document. Each protected route is wrapped in a gate of its own; all share one
- * {@link BearerGate}.
+ * {@link BearerGate}. A request it lets through carries its principal ({@link Principals#ATTRIBUTE}).
  */
 final class AuthGate extends Handler.Wrapper {
 
@@ -28,6 +29,7 @@ final class AuthGate extends Handler.Wrapper {
   public boolean handle(Request request, Response response, Callback callback) throws Exception {
     BearerGate.Verdict verdict = bearer.check(request.getHeaders().get(HttpHeader.AUTHORIZATION));
     if (verdict == BearerGate.Verdict.ALLOWED) {
+      request.setAttribute(Principals.ATTRIBUTE, bearer.enabled() ? Principals.STATIC_TOKEN : Principals.OPEN);
       return super.handle(request, response, callback);
     }
     response.getHeaders().put(HttpHeader.WWW_AUTHENTICATE, bearer.challenge(verdict, Origins.effective(request, config)));

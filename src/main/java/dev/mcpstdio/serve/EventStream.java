@@ -14,7 +14,7 @@ import org.eclipse.jetty.server.Response;
  * thread until the bytes are handed to the connection, which is the back-pressure a slow client
  * exerts; a failed write means the client has gone.
  */
-final class EventStream {
+public final class EventStream {
 
   private static final byte[] EVENT_HEAD = "event: message\ndata: ".getBytes(StandardCharsets.US_ASCII);
   private static final byte[] EVENT_TAIL = "\n\n".getBytes(StandardCharsets.US_ASCII);
@@ -22,12 +22,12 @@ final class EventStream {
 
   private final Response response;
 
-  EventStream(Response response) {
+  public EventStream(Response response) {
     this.response = response;
   }
 
   /** Sends the status and headers; the stream is open from here on. */
-  void open() throws IOException {
+  public void open() throws IOException {
     headers();
     Replies.blockingWrite(response, false, ByteBuffer.allocate(0)); // commit: the client sees the stream start
   }
@@ -36,7 +36,7 @@ final class EventStream {
    * Opens a resumable stream (SEP-1699) with its priming event, in the same write as the headers:
    * an id with empty data, and how long a client should wait before reconnecting with it.
    */
-  void openPrimed(String id, long retryMillis) throws IOException {
+  public void openPrimed(String id, long retryMillis) throws IOException {
     headers();
     Replies.blockingWrite(response, false, ByteBuffer.wrap(
         ("id: " + id + "\nretry: " + retryMillis + "\ndata: \n\n").getBytes(StandardCharsets.US_ASCII)));
@@ -49,17 +49,17 @@ final class EventStream {
     response.getHeaders().put("X-Accel-Buffering", "no");
   }
 
-  void message(byte[] json) throws IOException {
+  public void message(byte[] json) throws IOException {
     Replies.blockingWrite(response, false, event(json, null));
   }
 
   /** One message event, with an {@code id:} line when {@code id} is not null (a resumable stream). */
-  void message(byte[] json, String id) throws IOException {
+  public void message(byte[] json, String id) throws IOException {
     Replies.blockingWrite(response, false, event(json, id));
   }
 
   /** An event with a name other than {@code message} (the legacy transport's {@code endpoint}). */
-  void event(String name, byte[] json) throws IOException {
+  public void event(String name, byte[] json) throws IOException {
     // Raw CR or LF (whitespace in valid JSON) would split the data line.
     byte[] data = Ndjson.singleLine(json);
     ByteBuffer event = ByteBuffer.allocate(name.length() + data.length + 16);
@@ -68,7 +68,7 @@ final class EventStream {
   }
 
   /** The last event, ending the stream in the same write. */
-  void last(byte[] json, String id) throws IOException {
+  public void last(byte[] json, String id) throws IOException {
     Replies.blockingWrite(response, true, event(json, id));
   }
 
@@ -81,12 +81,12 @@ final class EventStream {
     return event;
   }
 
-  void keepAlive() throws IOException {
+  public void keepAlive() throws IOException {
     Replies.blockingWrite(response, false, ByteBuffer.wrap(KEEP_ALIVE));
   }
 
   /** Ends the stream (the last chunk); failures are ignored, the client has gone anyway. */
-  void close() {
+  public void close() {
     try {
       Replies.blockingWrite(response, true, ByteBuffer.allocate(0));
     } catch (IOException e) {

@@ -6,6 +6,10 @@ import dev.mcpstdio.jsonrpc.JsonRpcCodec;
 import dev.mcpstdio.jsonrpc.JsonRpcId;
 import dev.mcpstdio.jsonrpc.JsonRpcMessage;
 import dev.mcpstdio.jsonrpc.MalformedMessageException;
+import dev.mcpstdio.serve.era2026.Era2026Endpoint;
+import dev.mcpstdio.serve.era2026.EraClassifier;
+import dev.mcpstdio.serve.era2026.Principals;
+import dev.mcpstdio.serve.era2026.ValidationLadder;
 import java.io.IOException;
 import java.util.Set;
 import org.eclipse.jetty.http.HttpHeader;
@@ -36,8 +40,10 @@ final class McpEndpoint {
   private final Sessions sessions;
   private final long keepAliveMillis;
   private final RequestBodies bodies;
+  private final Era2026Endpoint era2026;
 
-  McpEndpoint(ServeConfig config, Sessions sessions, RequestBodies bodies) {
+  McpEndpoint(ServeConfig config, Sessions sessions, RequestBodies bodies, Era2026Endpoint era2026) {
+    this.era2026 = era2026;
     this.bodies = bodies;
     this.config = config;
     this.sessions = sessions;
@@ -76,7 +82,22 @@ final class McpEndpoint {
       }
       default -> {}
     }
+    if (EraClassifier.era(message) == EraClassifier.Era.ERA_2026) {
+      era2026.handle(message, principal(request), name -> request.getHeaders().getValuesList(name),
+          request.getHeaders().getValuesList(HttpHeader.ACCEPT), response, callback);
+      return;
+    }
     JsonRpcId id = message instanceof JsonRpcMessage.Request r ? r.id() : null; // every error below carries it
+    if (message instanceof JsonRpcMessage.Notification && request.getHeaders().get(SESSION_HEADER) == null) {
+      // Nothing to forward it to; a 2026-era client's cancel (without _meta) is one of these.
+      Replies.empty(response, callback, 202);
+      return;
+    }
+    if (config.era2026().modernOnly() && message instanceof JsonRpcMessage.Request r && r.method().equals("initialize")) {
+      Replies.json(response, callback, 400, ValidationLadder.unsupported(
+          Json.string(r.bytes(), Json.field(r.bytes(), r.params(), "protocolVersion"))).body(r.id()));
+      return;
+    }
     if (!versionAcceptable(id, request, response, callback)) {
       return;
     }
@@ -104,6 +125,9 @@ final class McpEndpoint {
   }
 
   void get(Request request, Response response, Callback callback) throws InterruptedException {
+    if (modernOnly(response, callback)) {
+      return;
+    }
     String accept = request.getHeaders().get(HttpHeader.ACCEPT);
     if (accept != null && !accept.contains("text/event-stream") && !accept.contains("*/*")) {
       Replies.error(response, callback, 406, null, ErrorCodes.INVALID_REQUEST,
@@ -155,6 +179,9 @@ final class McpEndpoint {
   }
 
   void delete(Request request, Response response, Callback callback) {
+    if (modernOnly(response, callback)) {
+      return;
+    }
     Session session = session(null, request, response, callback);
     if (session == null) {
       return;
@@ -270,6 +297,22 @@ final class McpEndpoint {
     Replies.error(response, callback, 400, requestId, ErrorCodes.INVALID_REQUEST,
         "unsupported MCP-Protocol-Version; supported: " + String.join(", ", VERSIONS.stream().sorted().toList()));
     return false;
+  }
+
+  /** Under {@code --modern-only} there are no sessions: GET and DELETE are answered 405 here. */
+  private boolean modernOnly(Response response, Callback callback) {
+    if (!config.era2026().modernOnly()) {
+      return false;
+    }
+    response.getHeaders().put(HttpHeader.ALLOW, "POST");
+    Replies.error(response, callback, 405, null, ErrorCodes.INVALID_REQUEST,
+        "this endpoint serves only the 2026-07-28 revision (--modern-only): POST each request");
+    return true;
+  }
+
+  private static String principal(Request request) {
+    Object principal = request.getAttribute(Principals.ATTRIBUTE);
+    return principal instanceof String p ? p : Principals.OPEN;
   }
 
   static boolean acceptsStream(Request request) {

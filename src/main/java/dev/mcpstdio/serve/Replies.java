@@ -11,11 +11,11 @@ import org.eclipse.jetty.util.Blocker;
 import org.eclipse.jetty.util.Callback;
 
 /** Writing whole HTTP replies: JSON bodies, JSON-RPC errors, empty statuses. */
-final class Replies {
+public final class Replies {
 
   private Replies() {}
 
-  static void json(Response response, Callback callback, int status, byte[] body) {
+  public static void json(Response response, Callback callback, int status, byte[] body) {
     response.setStatus(status);
     response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
     response.getHeaders().put(HttpHeader.CONTENT_LENGTH, body.length);
@@ -23,17 +23,17 @@ final class Replies {
   }
 
   /** A JSON-RPC error (id null when the request's id is unknown) with an HTTP status. */
-  static void error(Response response, Callback callback, int status, JsonRpcId id, int code, String message) {
+  public static void error(Response response, Callback callback, int status, JsonRpcId id, int code, String message) {
     json(response, callback, status, JsonRpcErrors.error(id, code, message));
   }
 
-  static void empty(Response response, Callback callback, int status) {
+  public static void empty(Response response, Callback callback, int status) {
     response.setStatus(status);
     response.getHeaders().put(HttpHeader.CONTENT_LENGTH, 0);
     response.write(true, null, callback);
   }
 
-  static void text(Response response, Callback callback, int status, String contentType, String body) {
+  public static void text(Response response, Callback callback, int status, String contentType, String body) {
     byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
     response.setStatus(status);
     response.getHeaders().put(HttpHeader.CONTENT_TYPE, contentType);
@@ -42,7 +42,7 @@ final class Replies {
   }
 
   /** Writes {@code bytes} and waits until they are on their way; used by stream writers. */
-  static void blockingWrite(Response response, boolean last, ByteBuffer bytes) throws IOException {
+  public static void blockingWrite(Response response, boolean last, ByteBuffer bytes) throws IOException {
     try (Blocker.Callback done = Blocker.callback()) {
       response.write(last, bytes, done);
       done.block();

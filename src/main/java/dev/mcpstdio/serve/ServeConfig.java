@@ -31,6 +31,7 @@ import java.util.List;
  * @param messagesPath where legacy HTTP+SSE clients POST their messages
  * @param launch session arguments and workspaces for session-scoped children
  * @param connections how many connections, and how long a request's head and body may take
+ * @param era2026 how the 2026 era is served: its pool, its caching hint, whether it is the only era
  */
 public record ServeConfig(
     String host,
@@ -51,7 +52,31 @@ public record ServeConfig(
     String ssePath,
     String messagesPath,
     SessionLaunch launch,
-    Connections connections) {
+    Connections connections,
+    Era2026 era2026) {
+
+  /**
+   * The 2026 era on the MCP endpoint.
+   *
+   * @param modernOnly serve only 2026-era clients (GET and DELETE 405, a 2025-era initialize -32022)
+   * @param cacheTtlMs the {@code ttlMs} stamped on cacheable results ({@code --cache-ttl-ms})
+   * @param idleTtl a pooled child idle this long is closed; zero: never ({@code --modern-idle-ttl})
+   * @param perPrincipal pooled children per principal at most ({@code --max-children-per-principal})
+   * @param total pooled children in all at most ({@code --max-pool-children})
+   */
+  public record Era2026(boolean modernOnly, long cacheTtlMs, Duration idleTtl, int perPrincipal, int total) {
+    public static final long DEFAULT_CACHE_TTL_MS = 60_000;
+    public static final int DEFAULT_PER_PRINCIPAL = 4;
+    public static final int DEFAULT_TOTAL = 64;
+    public static final Era2026 DEFAULT = new Era2026(false, DEFAULT_CACHE_TTL_MS, Duration.ZERO, DEFAULT_PER_PRINCIPAL, DEFAULT_TOTAL);
+
+    public Era2026 {
+      if (cacheTtlMs < 0 || idleTtl.isNegative() || perPrincipal < 1 || total < perPrincipal) {
+        throw new IllegalArgumentException("invalid 2026-era settings: cache TTL and idle TTL at least 0, "
+            + "at least one child per principal, and no fewer in all than per principal");
+      }
+    }
+  }
 
   /**
    * What keeps slow or many clients from starving the rest.
@@ -139,56 +164,62 @@ public record ServeConfig(
     return new ServeConfig("127.0.0.1", DEFAULT_PORT, DEFAULT_PATH, child, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TTL,
         DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_BACKEND_TIMEOUT, DEFAULT_KEEP_ALIVE, List.of(), null, false, null,
         ChildProcess.Ladder.DEFAULT, Log.Level.INFO, DEFAULT_SSE_PATH, DEFAULT_MESSAGES_PATH, SessionLaunch.NONE,
-        Connections.DEFAULT);
+        Connections.DEFAULT, Era2026.DEFAULT);
   }
 
   public ServeConfig withPort(int newPort) {
     return new ServeConfig(host, newPort, path, child, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
-        keepAlive, allowedOrigins, publicUrl, trustProxyHeaders, authToken, ladder, logLevel, ssePath, messagesPath, launch, connections);
+        keepAlive, allowedOrigins, publicUrl, trustProxyHeaders, authToken, ladder, logLevel, ssePath, messagesPath, launch, connections, era2026);
   }
 
   public ServeConfig withAuthToken(String token) {
     return new ServeConfig(host, port, path, child, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
-        keepAlive, allowedOrigins, publicUrl, trustProxyHeaders, token, ladder, logLevel, ssePath, messagesPath, launch, connections);
+        keepAlive, allowedOrigins, publicUrl, trustProxyHeaders, token, ladder, logLevel, ssePath, messagesPath, launch, connections, era2026);
   }
 
   public ServeConfig withLimits(int sessions, Duration idleTtl, long messageSize, Duration timeout, Duration alive) {
     return new ServeConfig(host, port, path, child, sessions, idleTtl, messageSize, timeout, alive, allowedOrigins,
-        publicUrl, trustProxyHeaders, authToken, ladder, logLevel, ssePath, messagesPath, launch, connections);
+        publicUrl, trustProxyHeaders, authToken, ladder, logLevel, ssePath, messagesPath, launch, connections, era2026);
   }
 
   public ServeConfig withOrigins(List<String> origins, URI url) {
     return new ServeConfig(host, port, path, child, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
-        keepAlive, origins, url, trustProxyHeaders, authToken, ladder, logLevel, ssePath, messagesPath, launch, connections);
+        keepAlive, origins, url, trustProxyHeaders, authToken, ladder, logLevel, ssePath, messagesPath, launch, connections, era2026);
   }
 
   public ServeConfig withChild(ChildSpec newChild, ChildProcess.Ladder newLadder) {
     return new ServeConfig(host, port, path, newChild, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
-        keepAlive, allowedOrigins, publicUrl, trustProxyHeaders, authToken, newLadder, logLevel, ssePath, messagesPath, launch, connections);
+        keepAlive, allowedOrigins, publicUrl, trustProxyHeaders, authToken, newLadder, logLevel, ssePath, messagesPath, launch, connections, era2026);
   }
 
   /** The same, with the legacy HTTP+SSE endpoints at these paths ({@code ssePath} null: none). */
   public ServeConfig withLegacySse(String newSsePath, String newMessagesPath) {
     return new ServeConfig(host, port, path, child, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
-        keepAlive, allowedOrigins, publicUrl, trustProxyHeaders, authToken, ladder, logLevel, newSsePath, newMessagesPath, launch, connections);
+        keepAlive, allowedOrigins, publicUrl, trustProxyHeaders, authToken, ladder, logLevel, newSsePath, newMessagesPath, launch, connections, era2026);
   }
 
   public ServeConfig withLaunch(SessionLaunch newLaunch) {
     return new ServeConfig(host, port, path, child, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
-        keepAlive, allowedOrigins, publicUrl, trustProxyHeaders, authToken, ladder, logLevel, ssePath, messagesPath, newLaunch, connections);
+        keepAlive, allowedOrigins, publicUrl, trustProxyHeaders, authToken, ladder, logLevel, ssePath, messagesPath, newLaunch, connections, era2026);
   }
 
   /** The same, with these connection bounds. */
   public ServeConfig withConnections(Connections newConnections) {
     return new ServeConfig(host, port, path, child, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
         keepAlive, allowedOrigins, publicUrl, trustProxyHeaders, authToken, ladder, logLevel, ssePath, messagesPath, launch,
-        newConnections);
+        newConnections, era2026);
   }
 
   /** The same, trusting (or not) the {@code X-Forwarded-*} headers of a proxy in front. */
+  public ServeConfig withEra2026(Era2026 newEra2026) {
+    return new ServeConfig(host, port, path, child, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
+        keepAlive, allowedOrigins, publicUrl, trustProxyHeaders, authToken, ladder, logLevel, ssePath, messagesPath, launch,
+        connections, newEra2026);
+  }
+
   public ServeConfig withTrustProxyHeaders(boolean trust) {
     return new ServeConfig(host, port, path, child, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
-        keepAlive, allowedOrigins, publicUrl, trust, authToken, ladder, logLevel, ssePath, messagesPath, launch, connections);
+        keepAlive, allowedOrigins, publicUrl, trust, authToken, ladder, logLevel, ssePath, messagesPath, launch, connections, era2026);
   }
 
   /** The path of the public URL (a proxy's prefix) without a trailing slash; empty without one. */

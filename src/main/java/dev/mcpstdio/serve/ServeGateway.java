@@ -1,6 +1,8 @@
 package dev.mcpstdio.serve;
 
 import dev.mcpstdio.jsonrpc.ErrorCodes;
+import dev.mcpstdio.serve.era2026.ChildPool;
+import dev.mcpstdio.serve.era2026.Era2026Endpoint;
 import dev.mcpstdio.stdio.Log;
 import java.net.URI;
 import java.util.concurrent.Executors;
@@ -40,6 +42,10 @@ public final class ServeGateway implements AutoCloseable {
   private final Server server;
   private final GatewayConnector connector;
   private final Sessions sessions;
+  private final Era2026Endpoint era2026;
+
+  /** How long a pooled child may take to answer the gateway's initialize. */
+  static final java.time.Duration HANDSHAKE_TIMEOUT = java.time.Duration.ofSeconds(60);
   private final HostGuard guard;
   private final BearerGate gate;
   private final McpEndpoint endpoint;
@@ -57,7 +63,10 @@ public final class ServeGateway implements AutoCloseable {
     this.guard = new HostGuard(config.host(), config.publicUrl(), config.allowedOrigins());
     this.gate = new BearerGate(config.authToken(), config.publicUrl(), config.path());
     this.bodies = new RequestBodies(config.maxMessageSize(), config.connections().bodyTimeout());
-    this.endpoint = new McpEndpoint(config, sessions, bodies);
+    this.era2026 = new Era2026Endpoint(new ChildPool.Settings(config.child(), config.maxMessageSize(), config.ladder(),
+        config.launch().stderrLimit(), config.era2026().perPrincipal(), config.era2026().total(), config.era2026().idleTtl(),
+        HANDSHAKE_TIMEOUT), config.backendTimeout(), config.keepAlive(), config.era2026().cacheTtlMs(), log);
+    this.endpoint = new McpEndpoint(config, sessions, bodies, era2026);
     this.legacy = new LegacySseEndpoint(config, sessions, bodies);
     this.callbacks = new CallbackEndpoint(sessions, bodies, config.keepAlive().toMillis());
     this.readiness = new Readiness(config, sessions);
@@ -116,6 +125,7 @@ public final class ServeGateway implements AutoCloseable {
       connector.setAccepting(true);
       connector.close();
       sessions.shutdown();
+      era2026.close();
     } finally {
       try {
         server.stop();

@@ -85,7 +85,7 @@ public final class ChildPool implements AutoCloseable {
    * @param capabilities the client capabilities the gateway declares to each child (what the
    *     reverse MRTR bridge can ask a 2026-era client for), as a JSON object
    */
-  public ChildPool(Settings settings, Log log, PooledChild.Events events, String capabilities) {
+  ChildPool(Settings settings, Log log, PooledChild.Events events, String capabilities) {
     this.settings = settings;
     this.log = log;
     this.events = events;

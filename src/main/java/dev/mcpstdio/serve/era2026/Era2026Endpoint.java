@@ -1,0 +1,312 @@
+package dev.mcpstdio.serve.era2026;
+
+import dev.mcpstdio.jsonrpc.ErrorCodes;
+import dev.mcpstdio.jsonrpc.Json;
+import dev.mcpstdio.jsonrpc.JsonRpcCodec;
+import dev.mcpstdio.jsonrpc.JsonRpcErrors;
+import dev.mcpstdio.jsonrpc.JsonRpcMessage;
+import dev.mcpstdio.jsonrpc.JsonRpcMessage.Request;
+import dev.mcpstdio.jsonrpc.JsonSpan;
+import dev.mcpstdio.jsonrpc.MalformedMessageException;
+import dev.mcpstdio.protocol.McpMethods;
+import dev.mcpstdio.protocol.MetaKeys;
+import dev.mcpstdio.serve.EventStream;
+import dev.mcpstdio.serve.Replies;
+import dev.mcpstdio.stdio.Log;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
+
+/**
+ * The 2026 era on serve's MCP endpoint: one stateless request per POST, answered from a pooled
+ * child of the request's principal (mcp-stdio.md 4.6).
+ *
+ * <p>A request is judged by the {@link ValidationLadder} first (400 with its id, values never
+ * echoed); its id must not be in the gateway's namespace ({@link IdSpace}, 400). Then: {@code
+ * server/discover} is answered from the child's InitializeResult; what the 2026 era removed
+ * ({@link #REMOVED}) is answered -32601 with 404 here, never by the 2025-era child (which would
+ * still answer a {@code ping}); everything else goes to the child under the gateway's id and its
+ * answer comes back re-keyed and stamped ({@link ResultStamp}). A client that accepts an event
+ * stream gets its progress (under its own token) and, when it asked with {@code logLevel}, its log
+ * messages at or above that level, before the answer; otherwise the answer alone, as JSON.
+ *
+ * <p>Notifications are answered 202 and go nowhere: the 2026 era cancels by closing the
+ * response stream, which this endpoint turns into {@code notifications/cancelled} for the child
+ * under the gateway's id; nothing more is sent for that call.
+ *
+ * <p>Bounds: the backend timeout (504 past it, the child told to cancel); at most {@link
+ * #RELATED_QUEUE} progress and log messages waiting for a slow stream per call (past it they are
+ * dropped, with a log line: the answer itself never waits in that queue); the {@link IdSpace}'s
+ * capacity of calls in flight (503 past it); the pool's caps (503).
+ */
+public final class Era2026Endpoint implements AutoCloseable {
+
+  /** Methods the 2026 era removed: answered -32601 (HTTP 404) by the gateway itself (spec.md 5.14). */
+  static final Set<String> REMOVED = Set.of("initialize", "ping", "logging/setLevel", "resources/subscribe",
+      "resources/unsubscribe", "roots/list", "sampling/createMessage", "elicitation/create");
+
+  /** Progress and log messages held for one call's slow stream. */
+  static final int RELATED_QUEUE = 256;
+
+  /** How often a quiet stream gets a comment, which is also how a closed one is noticed. */
+  private final long keepAliveMillis;
+
+  private final ChildPool pool;
+  private final IdSpace ids;
+  private final Duration backendTimeout;
+  private final long cacheTtlMs;
+  private final Log log;
+
+  /**
+   * The 2026 era of one gateway: its pool (spawning from {@code pool}'s settings) and id space.
+   *
+   * @param backendTimeout how long a request waits for its child's answer
+   * @param keepAlive how long a response stream may stay quiet before a comment is written
+   */
+  public Era2026Endpoint(ChildPool.Settings pool, Duration backendTimeout, Duration keepAlive, long cacheTtlMs, Log log) {
+    this.pool = new ChildPool(pool, log, new ChildEvents(), "{}");
+    this.ids = new IdSpace();
+    this.backendTimeout = backendTimeout;
+    this.keepAliveMillis = keepAlive.toMillis();
+    this.cacheTtlMs = cacheTtlMs;
+    this.log = log;
+  }
+
+  /**
+   * Answers one 2026-era message.
+   *
+   * @param principal who the authentication gate says sent it (the pool's key)
+   * @param headers the request's header lines
+   * @param accept the request's {@code Accept} lines
+   */
+  public void handle(JsonRpcMessage message, String principal, HeaderLines headers, java.util.List<String> accept,
+      Response response, Callback callback) throws InterruptedException {
+    if (!(message instanceof Request request)) {
+      Replies.empty(response, callback, 202); // a notification (a POSTed cancel does nothing in this era)
+      return;
+    }
+    if (ValidationLadder.check(request, headers) instanceof ValidationLadder.Rejection rejection) {
+      Replies.json(response, callback, rejection.httpStatus(), rejection.body(request.id()));
+      return;
+    }
+    if (IdSpace.isReserved(request.id())) {
+      Replies.error(response, callback, 400, request.id(), ErrorCodes.INVALID_REQUEST,
+          "request ids beginning with " + IdSpace.PREFIX + " are reserved by the gateway");
+      return;
+    }
+    if (REMOVED.contains(request.method())) {
+      Replies.error(response, callback, 404, request.id(), ErrorCodes.METHOD_NOT_FOUND,
+          "method not found: " + request.method() + " is not part of the 2026-07-28 revision");
+      return;
+    }
+    PooledChild child;
+    try {
+      child = pool.acquire(principal, false);
+    } catch (ChildPool.Unavailable e) {
+      Replies.error(response, callback, 503, request.id(), ErrorCodes.INTERNAL_ERROR, "backend unavailable: " + e.getMessage());
+      return;
+    }
+    try {
+      if (request.method().equals(McpMethods.SERVER_DISCOVER)) {
+        Replies.json(response, callback, 200, Discovery.result(request.id(), child.initialized.join(), cacheTtlMs));
+      } else {
+        forward(request, child, accept, response, callback);
+      }
+    } finally {
+      pool.release(child, false);
+    }
+  }
+
+  private void forward(Request request, PooledChild child, java.util.List<String> accept, Response response,
+      Callback callback) throws InterruptedException {
+    IdSpace.Remapped remapped;
+    switch (ids.remap(request)) {
+      case IdSpace.Refused refused -> {
+        Replies.error(response, callback, refused.full() ? 503 : 400, request.id(), refused.code(), refused.message());
+        return;
+      }
+      case IdSpace.Remapped r -> remapped = r;
+    }
+    IdSpace.Entry entry = remapped.entry();
+    PooledChild.Call call = child.open(entry.childId(), entry.clientToken() == null ? null : entry.childId(),
+        LogLevels.threshold(metaString(request, MetaKeys.LOG_LEVEL)));
+    try {
+      boolean streaming = AcceptRanges.accepts(accept, AcceptRanges.EVENT_STREAM) && accept.stream().anyMatch(
+          a -> a.contains(AcceptRanges.EVENT_STREAM));
+      BlockingQueue<byte[]> related = streaming ? new ArrayBlockingQueue<>(RELATED_QUEUE) : null;
+      if (streaming) {
+        call.relatedTo(line -> {
+          if (!related.offer(line)) {
+            child.childLog.warn("a client's stream is not read; dropped a progress or log message for it");
+          }
+        });
+      }
+      if (!child.send(remapped.request().bytes())) {
+        Replies.error(response, callback, 503, request.id(), ErrorCodes.INTERNAL_ERROR, "backend unavailable: " + child.deathReason());
+        return;
+      }
+      if (streaming) {
+        stream(request, child, call, entry, related, response, callback);
+      } else {
+        byte[] answer;
+        try {
+          answer = call.answer.get(backendTimeout.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
+          answer = null;
+        }
+        reply(request, child, call, answer, response, callback);
+      }
+    } finally {
+      child.close(call);
+      ids.release(entry.childId());
+    }
+  }
+
+  /** Waits for a streamed call's answer, writing its related messages meanwhile; null past the deadline or when the child died. */
+  private byte[] awaitAnswer(PooledChild.Call call, long deadline, BlockingQueue<byte[]> related, EventStream events)
+      throws InterruptedException, IOExceptionCarrier {
+    long lastWrite = System.nanoTime();
+    while (true) {
+      long left = deadline - System.nanoTime();
+      if (call.answer.isDone() || left <= 0) {
+        break;
+      }
+      byte[] line = related.poll(Math.min(left, TimeUnit.MILLISECONDS.toNanos(50)), TimeUnit.NANOSECONDS);
+      try {
+        if (line != null) {
+          events.message(clientView(line));
+          lastWrite = System.nanoTime();
+        } else if (System.nanoTime() - lastWrite > TimeUnit.MILLISECONDS.toNanos(keepAliveMillis)) {
+          events.keepAlive(); // also how a client that closed its stream is noticed
+          lastWrite = System.nanoTime();
+        }
+      } catch (IOException e) {
+        throw new IOExceptionCarrier(e);
+      }
+    }
+    byte[] line; // what came before the answer goes first
+    while ((line = related.poll()) != null) {
+      try {
+        events.message(clientView(line));
+      } catch (IOException e) {
+        throw new IOExceptionCarrier(e);
+      }
+    }
+    return call.answer.getNow(null);
+  }
+
+  /** A progress notification under the client's own token; a log message as the child wrote it. */
+  private byte[] clientView(byte[] line) {
+    try {
+      if (JsonRpcCodec.parse(line) instanceof JsonRpcMessage.Notification n && n.method().equals(McpMethods.PROGRESS)) {
+        IdSpace.Progress progress = ids.progress(n);
+        return progress == null ? line : progress.notification();
+      }
+    } catch (MalformedMessageException e) {
+      // the child's line was routed as JSON: cannot happen
+    }
+    return line;
+  }
+
+  private void stream(Request request, PooledChild child, PooledChild.Call call, IdSpace.Entry entry,
+      BlockingQueue<byte[]> related, Response response, Callback callback) throws InterruptedException {
+    EventStream events = new EventStream(response);
+    long deadline = System.nanoTime() + backendTimeout.toNanos();
+    try {
+      events.open();
+      byte[] answer = awaitAnswer(call, deadline, related, events);
+      events.last(answerBody(request, child, call, answer), null);
+      callback.succeeded();
+    } catch (IOExceptionCarrier | IOException e) {
+      Throwable cause = e instanceof IOExceptionCarrier c ? c.getCause() : e;
+      child.cancel(entry.childId(), "the client closed its response stream");
+      log.debug("a 2026-era client closed the stream of " + Log.visible(request.method()) + "; the call is cancelled");
+      callback.failed(cause);
+    }
+  }
+
+  private void reply(Request request, PooledChild child, PooledChild.Call call, byte[] answer, Response response,
+      Callback callback) {
+    if (answer == null) {
+      failure(request, child, call, response, callback);
+      return;
+    }
+    ResultStamp.Stamped stamped = stamp(request, child, answer);
+    Replies.json(response, callback, stamped.httpStatus(), stamped.bytes());
+  }
+
+  /** The answer as the stream's last event: stamped, or the gateway's error when there is none. */
+  private byte[] answerBody(Request request, PooledChild child, PooledChild.Call call, byte[] answer) {
+    if (answer == null) {
+      return noAnswer(request, child, call);
+    }
+    return stamp(request, child, answer).bytes();
+  }
+
+  private void failure(Request request, PooledChild child, PooledChild.Call call, Response response, Callback callback) {
+    boolean timedOut = !call.answer.isDone();
+    Replies.json(response, callback, timedOut ? 504 : 503, noAnswer(request, child, call));
+  }
+
+  private byte[] noAnswer(Request request, PooledChild child, PooledChild.Call call) {
+    if (!call.answer.isDone()) {
+      child.cancel(call.childId, "no answer within the backend timeout");
+      return JsonRpcErrors.error(request.id(), ErrorCodes.INTERNAL_ERROR,
+          "no response from the server within " + backendTimeout.toSeconds() + " s");
+    }
+    return JsonRpcErrors.error(request.id(), ErrorCodes.INTERNAL_ERROR, "backend unavailable: " + child.deathReason());
+  }
+
+  private ResultStamp.Stamped stamp(Request request, PooledChild child, byte[] answer) {
+    try {
+      if (JsonRpcCodec.parse(answer) instanceof JsonRpcMessage.Response r) {
+        String uri = Json.string(request.bytes(), Json.field(request.bytes(), request.params(), "uri"));
+        return new ResultStamp(Discovery.serverInfo(child.initialized.join()), cacheTtlMs)
+            .apply(r, request.id(), request.method(), uri);
+      }
+    } catch (MalformedMessageException e) {
+      // fall through: not an answer the client can use
+    }
+    return new ResultStamp.Stamped(JsonRpcErrors.error(request.id(), ErrorCodes.INTERNAL_ERROR,
+        "the server's answer is not a JSON-RPC response"), 502);
+  }
+
+  /** A string member of the request's {@code params._meta}, or null. */
+  private static String metaString(Request request, String key) {
+    byte[] bytes = request.bytes();
+    JsonSpan meta = Json.field(bytes, request.params(), "_meta");
+    return Json.string(bytes, Json.field(bytes, meta, key));
+  }
+
+  /** Closes every pooled child. */
+  @Override
+  public void close() throws InterruptedException {
+    pool.close();
+  }
+
+  /** What a pooled child says outside any answer. */
+  private final class ChildEvents implements PooledChild.Events {
+    @Override
+    public void notification(PooledChild child, JsonRpcMessage.Notification notification) {
+      // no listen stream takes it yet
+    }
+
+    @Override
+    public void request(PooledChild child, Request request, PooledChild.Call during) {
+      child.refuse(request.id(), ErrorCodes.METHOD_NOT_FOUND, "this gateway does not bridge server-initiated requests");
+    }
+  }
+
+  /** An IOException from a stream write, carried out of the wait loop. */
+  private static final class IOExceptionCarrier extends Exception {
+    IOExceptionCarrier(IOException cause) {
+      super(cause);
+    }
+  }
+}
