@@ -114,7 +114,7 @@ public final class Era2026Endpoint implements AutoCloseable {
     }
     try {
       if (request.method().equals(McpMethods.SERVER_DISCOVER)) {
-        Replies.json(response, callback, 200, Discovery.result(request.id(), child.initialized.join(), cacheTtlMs));
+        Replies.json(response, callback, 200, discover(request, child));
       } else {
         forward(request, child, accept, response, callback);
       }
@@ -267,7 +267,7 @@ public final class Era2026Endpoint implements AutoCloseable {
     try {
       if (JsonRpcCodec.parse(answer) instanceof JsonRpcMessage.Response r) {
         String uri = Json.string(request.bytes(), Json.field(request.bytes(), request.params(), "uri"));
-        return new ResultStamp(Discovery.serverInfo(child.initialized.join()), cacheTtlMs)
+        return new ResultStamp(Discover.serverInfo(child.initialized.join(), whole(child.initialized.join())), cacheTtlMs)
             .apply(r, request.id(), request.method(), uri);
       }
     } catch (MalformedMessageException e) {
@@ -275,6 +275,15 @@ public final class Era2026Endpoint implements AutoCloseable {
     }
     return new ResultStamp.Stamped(JsonRpcErrors.error(request.id(), ErrorCodes.INTERNAL_ERROR,
         "the server's answer is not a JSON-RPC response"), 502);
+  }
+
+  private byte[] discover(Request request, PooledChild child) {
+    byte[] init = child.initialized.join();
+    return Discover.response(request.id(), init, whole(init), cacheTtlMs);
+  }
+
+  private static JsonSpan whole(byte[] bytes) {
+    return new JsonSpan(0, bytes.length);
   }
 
   /** A string member of the request's {@code params._meta}, or null. */
