@@ -35,7 +35,8 @@ import java.util.regex.Pattern;
  * A stdio MCP server with the surface the official MCP conformance suite's server scenarios
  * expect (the suite's "everything server": {@code test_*} tools, {@code test://} resources and
  * template, {@code test_*} prompts, completion, logging), built on the official Java SDK's stdio
- * transport. {@link ConformanceServerIT} publishes it over Streamable HTTP with {@code mcp-stdio
+ * transport, plus what the suite's 2026-07-28 scenarios call, written the 2025 era's way ({@link
+ * ConformanceFixture2026Surface}); the JSON Schema 2020-12 tool has the keywords of both suites. {@link ConformanceServerIT} publishes it over Streamable HTTP with {@code mcp-stdio
  * serve} and runs the suite against the gateway.
  *
  * <p>Stdout is the JSON-RPC wire and nothing else: the SDK transport gets the real stdout while
@@ -69,6 +70,7 @@ public final class ConformanceFixtureServer {
     InputStream stdin = new EofSignallingInputStream(new FileInputStream(FileDescriptor.in), eof);
 
     McpJsonMapper json = McpJsonDefaults.getMapper();
+    ConformanceFixture2026Surface surface2026 = new ConformanceFixture2026Surface(json);
     StdioServerTransportProvider transport = new StdioServerTransportProvider(json, stdin, wire);
     McpSyncServer server = McpServer.sync(transport)
         .serverInfo(NAME, VERSION)
@@ -81,12 +83,13 @@ public final class ConformanceFixtureServer {
             .logging()
             .completions()
             .build())
-        .tools(tools(json))
+        .tools(concat(tools(json), surface2026.tools()))
         .resources(resources())
         .resourceTemplates(resourceTemplates())
-        .prompts(prompts())
+        .prompts(concat(prompts(), surface2026.prompts()))
         .completions(completions())
         .build();
+    surface2026.bind(server);
 
     eof.await();
     try {
@@ -229,9 +232,14 @@ public final class ConformanceFixtureServer {
 
     tools.add(tool(json, "json_schema_2020_12_tool", "Tool with JSON Schema 2020-12 features",
         "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\","
-            + "\"$defs\":{\"address\":{\"type\":\"object\",\"properties\":{"
+            + "\"$defs\":{\"address\":{\"$anchor\":\"addressDef\",\"type\":\"object\",\"properties\":{"
             + "\"street\":{\"type\":\"string\"},\"city\":{\"type\":\"string\"}}}},"
-            + "\"properties\":{\"name\":{\"type\":\"string\"},\"address\":{\"$ref\":\"#/$defs/address\"}},"
+            + "\"properties\":{\"name\":{\"type\":\"string\"},\"address\":{\"$ref\":\"#/$defs/address\"},"
+            + "\"contactMethod\":{\"type\":\"string\",\"enum\":[\"phone\",\"email\"]},"
+            + "\"phone\":{\"type\":\"string\"},\"email\":{\"type\":\"string\"}},"
+            + "\"allOf\":[{\"anyOf\":[{\"required\":[\"phone\"]},{\"required\":[\"email\"]}]}],"
+            + "\"if\":{\"properties\":{\"contactMethod\":{\"const\":\"phone\"}},\"required\":[\"contactMethod\"]},"
+            + "\"then\":{\"required\":[\"phone\"]},\"else\":{\"required\":[\"email\"]},"
             + "\"additionalProperties\":false}",
         (exchange, request) -> result(new McpSchema.TextContent(
             "JSON Schema 2020-12 tool called with " + json(json, arguments(request))))));
@@ -390,6 +398,12 @@ public final class ConformanceFixtureServer {
   }
 
   // ---------------------------------------------------------------- helpers
+
+  private static <T> List<T> concat(List<T> first, List<T> second) {
+    List<T> all = new ArrayList<>(first);
+    all.addAll(second);
+    return all;
+  }
 
   /** An insertion-ordered map from alternating keys and values. */
   private static Map<String, Object> object(Object... keysAndValues) {

@@ -1,0 +1,311 @@
+package dev.mcpstdio.conformance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.mcpstdio.testing.JarProcess;
+import dev.mcpstdio.testing.NodePeers;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * The conformance suite's server scenarios against {@code mcp-stdio serve}: the packaged jar runs
+ * as a real process publishing a stdio fixture (one child per 2025-era session) as a Streamable
+ * HTTP endpoint, and the suite's CLI runs once per scenario against it. Shared by {@link
+ * ConformanceServerIT} (the 2025 suites) and {@link ConformanceServer2026IT} (the 2026-07-28
+ * requirements), so both start serve, run the CLI and read its checks the same way.
+ *
+ * <p>Each instance owns one serve process (and through it the fixture children) and writes under
+ * its work folder: {@code serve.log} (all of serve's stderr, at {@link #stop()}), and per scenario
+ * {@code results/<scenario>/…/checks.json}, {@code <scenario>-cli.log} and {@code
+ * <scenario>-serve.log} (serve's stderr while the scenario ran).
+ */
+final class ConformanceServe {
+
+  /** Our bound on one CLI run (one scenario). */
+  static final Duration SCENARIO_TIMEOUT = Duration.ofSeconds(60);
+
+  /** How long serve may take to print its {@code serving ... at URL} line. */
+  private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(60);
+
+  /**
+   * The suite's client never ends its session (the TypeScript SDK's {@code Client.close()} sends
+   * no DELETE), so without an idle TTL every scenario would leave a fixture child running until
+   * serve stops. Serve notices the CLI's closed GET stream at its next keep-alive write; the
+   * session is reaped this long after that.
+   */
+  private static final String SESSION_IDLE_TTL_SECONDS = "10";
+
+  /** The fixture JVM: stdio-safe (nothing but JSON-RPC on stdout), quick to start, small. */
+  static final List<String> FIXTURE_JVM_FLAGS = List.of(
+      "-Xlog:disable", "-Xlog:all=warning:stderr", "-XX:+DisplayVMOutputToStderr",
+      "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto");
+
+  /** The Java fixture's classes: {@link ConformanceFixtureServer} and the 2026 scenarios' surface. */
+  private static final List<Class<?>> JAVA_FIXTURE = List.of(ConformanceFixtureServer.class, ConformanceFixture2026Surface.class);
+
+  private static final Pattern SERVING = Pattern.compile("serving .* at (http://127\\.0\\.0\\.1:(\\d+)/mcp) \\(");
+  private static final Pattern LISTED_SCENARIO = Pattern.compile("^\\s+-\\s+(\\S+)(\\s+\\[.*])?\\s*$");
+  private static final Pattern ANSI = Pattern.compile("\u001B\\[[0-9;]*m");
+
+  /** One CLI run of one scenario, as its checks report it. */
+  record ScenarioRun(String scenario, int exit, long millis, List<JsonNode> checks, List<String> failures,
+      List<String> warnings, String report) {
+
+    /** The suite's verdict: the CLI exited 0, reported checks, and none of them is a FAILURE. */
+    boolean passed() {
+      return exit == 0 && !checks.isEmpty() && failures.isEmpty();
+    }
+
+    long successes() {
+      return checks.stream().filter(c -> "SUCCESS".equals(c.path("status").asString(""))).count();
+    }
+  }
+
+  final Path work;
+  final String url;
+  private final JarProcess serve;
+
+  private ConformanceServe(Path work, JarProcess serve, String url) {
+    this.work = work;
+    this.serve = serve;
+    this.url = url;
+  }
+
+  /**
+   * Starts {@code mcp-stdio serve} (port 0, the session idle TTL above, {@code
+   * -Dconformance.serveArgs}, default {@code -v}) over {@code child}, and waits for its URL.
+   */
+  static ConformanceServe start(Path work, List<String> child) throws IOException {
+    Files.createDirectories(work);
+    List<String> args = new ArrayList<>(List.of("serve", "--port", "0", "--session-idle-ttl", SESSION_IDLE_TTL_SECONDS));
+    Arrays.stream(System.getProperty("conformance.serveArgs", "-v").trim().split("\\s+"))
+        .filter(a -> !a.isEmpty())
+        .forEach(args::add);
+    args.add("--");
+    args.addAll(child);
+    JarProcess serve = JarProcess.start(args);
+    String line;
+    try {
+      line = serve.stderr.nextMatching(l -> SERVING.matcher(l).find(), STARTUP_TIMEOUT);
+    } catch (AssertionError e) {
+      String log = serve.log();
+      serve.close();
+      throw new AssertionError("serve did not report its URL (alive: " + serve.process.isAlive() + ")\n" + log, e);
+    }
+    Matcher m = SERVING.matcher(line);
+    assertThat(m.find()).isTrue();
+    // localhost, not 127.0.0.1: the DNS rebinding scenario sends Host: localhost:PORT as the valid one
+    String url = "http://localhost:" + m.group(2) + "/mcp";
+    System.err.println("[conformance] serve is up: " + line + " -> suite URL " + url);
+    return new ConformanceServe(work, serve, url);
+  }
+
+  /** Stops serve (SIGTERM, then the process tree) and writes its whole stderr to {@code serve.log}. */
+  void stop() throws IOException {
+    try {
+      serve.terminate();
+      serve.awaitExit(Duration.ofSeconds(30));
+    } catch (AssertionError e) {
+      System.err.println("[conformance] serve did not stop on SIGTERM: " + e.getMessage());
+    } finally {
+      serve.close();
+      Files.write(work.resolve("serve.log"), serve.stderr.snapshot(), StandardCharsets.UTF_8);
+    }
+  }
+
+  boolean alive() {
+    return serve.process.isAlive();
+  }
+
+  String logTail() {
+    return tail(serve.log(), 20_000);
+  }
+
+  /** Runs one scenario with the CLI at {@code cli} ({@code server --url U --scenario S EXTRA -o …}). */
+  ScenarioRun run(Path node, Path cli, String scenario, List<String> extraArgs) throws IOException, InterruptedException {
+    String slug = scenario.replace('/', '-');
+    Path results = work.resolve("results").resolve(slug);
+    ConformanceRuns.deleteRecursively(results);
+    Files.createDirectories(results);
+    Path cliLog = work.resolve(slug + "-cli.log");
+    Path serveLog = work.resolve(slug + "-serve.log");
+
+    int serveLinesBefore = serve.stderr.snapshot().size();
+    long start = System.nanoTime();
+    List<String> args = new ArrayList<>(List.of("server", "--url", url, "--scenario", scenario));
+    args.addAll(extraArgs);
+    args.addAll(List.of("-o", results.toString()));
+    int exit = runCli(node, cli, args, cliLog, SCENARIO_TIMEOUT);
+    long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+    Path runDir = ConformanceRuns.newestRunDir(results, "server-" + slug);
+    List<JsonNode> checks = runDir == null ? List.of() : ConformanceRuns.readChecks(runDir.resolve("checks.json"));
+    List<String> failures = new ArrayList<>();
+    List<String> warnings = new ArrayList<>();
+    for (JsonNode check : checks) {
+      String status = check.path("status").asString("");
+      if (status.equals("FAILURE")) {
+        failures.add(describe(check));
+      } else if (status.equals("WARNING")) {
+        warnings.add(describe(check));
+      }
+    }
+    // taken last, after the checks are read, so the exchanges the CLI's exit closed are logged by now
+    List<String> serveLines = serve.stderr.snapshot();
+    Files.write(serveLog, serveLines.subList(Math.min(serveLinesBefore, serveLines.size()), serveLines.size()),
+        StandardCharsets.UTF_8);
+    String report = "\n=== scenario " + scenario + ": CLI exit " + exit + " after " + millis + " ms"
+        + (exit == -1 ? " (CLI killed after " + SCENARIO_TIMEOUT.toSeconds() + " s)" : "")
+        + (runDir == null ? "\n=== the CLI wrote no checks.json" : "")
+        + "\n=== failed checks:\n  " + String.join("\n  ", failures)
+        + "\n=== warnings:\n  " + String.join("\n  ", warnings)
+        + "\n=== CLI output (" + cliLog + "):\n" + tail(readOrNote(cliLog), 12_000)
+        + "\n=== serve stderr during the scenario (" + serveLog + "):\n" + tail(readOrNote(serveLog), 20_000);
+    ScenarioRun run = new ScenarioRun(scenario, exit, millis, checks, failures, warnings, report);
+    System.err.printf("[conformance] %s: CLI exit %d, %d ms, %d checks (%d SUCCESS, %d FAILURE, %d WARNING)%n",
+        scenario, exit, millis, checks.size(), run.successes(), failures.size(), warnings.size());
+    return run;
+  }
+
+  /**
+   * The scenario names the CLI lists (with {@code listArgs}) under the heading starting with
+   * {@code section}, but those tagged {@code [client]}; lines of another kind end the section. The
+   * CLI's output is kept in {@code log}.
+   */
+  static List<String> listed(Path node, Path cli, List<String> listArgs, String section, Path log)
+      throws IOException, InterruptedException {
+    Files.createDirectories(log.getParent());
+    List<String> args = new ArrayList<>(List.of("list"));
+    args.addAll(listArgs);
+    int exit = runCli(node, cli, args, log, Duration.ofSeconds(60));
+    String output = Files.readString(log, StandardCharsets.UTF_8);
+    assertThat(exit).as("conformance list exit code; output:\n%s", output).isZero();
+    List<String> scenarios = new ArrayList<>();
+    boolean inSection = false;
+    for (String line : output.split("\n")) {
+      if (line.trim().startsWith(section)) {
+        inSection = true;
+      } else if (inSection && LISTED_SCENARIO.matcher(line).matches()) {
+        if (!line.contains("[client]")) { // the "run but not scored" lists tag each entry's kind
+          scenarios.add(LISTED_SCENARIO.matcher(line).replaceAll("$1"));
+        }
+      } else if (inSection && !line.isBlank()) {
+        inSection = false;
+      }
+    }
+    return scenarios;
+  }
+
+  /** The argv of the Java fixture ({@link ConformanceFixtureServer}) for serve to spawn. */
+  static List<String> javaFixture(Path work) throws IOException {
+    List<String> command = new ArrayList<>();
+    command.add(JarProcess.java());
+    command.addAll(FIXTURE_JVM_FLAGS);
+    command.add("-cp");
+    command.add(javaFixtureClasspath(work));
+    command.add(ConformanceFixtureServer.class.getName());
+    return command;
+  }
+
+  /**
+   * The Java fixture's classpath: a private copy of its class files, then the test classpath's
+   * entries from outside this project's {@code target} directory (the SDK and its dependencies).
+   * Children start throughout the run, and another build may recompile {@code
+   * target/test-classes} or repackage the project's jars meanwhile.
+   */
+  private static String javaFixtureClasspath(Path work) throws IOException {
+    Path classes = work.resolve("fixture-classes");
+    ConformanceRuns.deleteRecursively(classes);
+    for (Class<?> top : JAVA_FIXTURE) {
+      ClassLoader loader = top.getClassLoader();
+      List<Class<?>> members = new ArrayList<>(Arrays.asList(top.getNestMembers()));
+      for (Class<?> c : members) {
+        copyClass(loader, c.getName(), classes);
+      }
+      // anonymous classes are nest members too, but getNestMembers lists only the declared ones
+      for (int i = 1; loader.getResource(top.getName().replace('.', '/') + "$" + i + ".class") != null; i++) {
+        copyClass(loader, top.getName() + "$" + i, classes);
+      }
+    }
+    Path projectTarget = NodePeers.basedir().resolve("target").toAbsolutePath().normalize();
+    List<String> entries = new ArrayList<>();
+    entries.add(classes.toString());
+    for (String entry : testClasspath().split(File.pathSeparator)) {
+      if (!entry.isBlank() && !Path.of(entry).toAbsolutePath().normalize().startsWith(projectTarget)) {
+        entries.add(entry);
+      }
+    }
+    return String.join(File.pathSeparator, entries);
+  }
+
+  private static void copyClass(ClassLoader loader, String className, Path classes) throws IOException {
+    String resource = className.replace('.', '/') + ".class";
+    try (InputStream in = loader.getResourceAsStream(resource)) {
+      if (in == null) {
+        throw new AssertionError("class file not found on the test classpath: " + resource);
+      }
+      Path file = classes.resolve(resource);
+      Files.createDirectories(file.getParent());
+      Files.copy(in, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+    }
+  }
+
+  /** The test classpath (failsafe's manifest-only booter jar hides it from java.class.path). */
+  private static String testClasspath() {
+    String classpath = System.getProperty("surefire.test.class.path");
+    return classpath == null || classpath.isBlank() ? System.getProperty("java.class.path") : classpath;
+  }
+
+  /** Runs the conformance CLI with output (both streams) to {@code log}; -1 when it timed out. */
+  static int runCli(Path node, Path cli, List<String> cliArgs, Path log, Duration timeout)
+      throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>(List.of(node.toString(), cli.toString()));
+    command.addAll(cliArgs);
+    Process process = new ProcessBuilder(command)
+        .directory(NodePeers.basedir().toFile())
+        .redirectErrorStream(true)
+        .redirectOutput(log.toFile())
+        .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+        .start();
+    if (process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+      return process.exitValue();
+    }
+    process.descendants().forEach(ProcessHandle::destroyForcibly);
+    process.destroyForcibly();
+    process.waitFor(10, TimeUnit.SECONDS);
+    return -1;
+  }
+
+  private static String describe(JsonNode check) {
+    JsonNode details = check.path("details");
+    return check.path("status").asString("") + " " + check.path("id").asString("") + ": "
+        + check.path("errorMessage").asString(check.path("description").asString(""))
+        + (details.isMissingNode() ? "" : " details=" + details);
+  }
+
+  static String readOrNote(Path file) {
+    try {
+      if (!Files.isRegularFile(file)) {
+        return "(missing)";
+      }
+      return ANSI.matcher(Files.readString(file, StandardCharsets.UTF_8)).replaceAll("");
+    } catch (IOException e) {
+      return "(unreadable: " + e.getMessage() + ")";
+    }
+  }
+
+  static String tail(String text, int maxChars) {
+    return text.length() <= maxChars ? text : "...\n" + text.substring(text.length() - maxChars);
+  }
+}
