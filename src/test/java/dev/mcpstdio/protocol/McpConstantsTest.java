@@ -61,4 +61,27 @@ class McpConstantsTest {
     assertThat(McpErrorCodes.isSpecReserved(-32602)).isFalse();
     assertThat(McpErrorCodes.isSpecReserved(0)).isFalse();
   }
+
+  @Test
+  void methodsAndResults() {
+    assertThat(McpMethods.SERVER_DISCOVER).isEqualTo("server/discover");
+    assertThat(McpMethods.SUBSCRIPTIONS_LISTEN).isEqualTo("subscriptions/listen");
+    assertThat(McpMethods.SUBSCRIPTIONS_ACKNOWLEDGED).isEqualTo("notifications/subscriptions/acknowledged");
+    assertThat(McpMethods.CACHEABLE).containsExactlyInAnyOrder("server/discover", "tools/list", "prompts/list", "resources/list",
+        "resources/templates/list", "resources/read");
+    assertThat(McpMethods.CACHEABLE).doesNotContain("tools/call");
+    assertThat(McpMethods.MAY_REQUIRE_INPUT).containsExactlyInAnyOrder("tools/call", "resources/read", "prompts/get");
+    assertThat(McpMethods.nameMember("tools/call")).isEqualTo("name");
+    assertThat(McpMethods.nameMember("prompts/get")).isEqualTo("name");
+    assertThat(McpMethods.nameMember("resources/read")).isEqualTo("uri");
+    assertThat(McpMethods.nameMember("resources/subscribe")).isNull(); // removed in 2026: no Mcp-Name
+    assertThat(McpMethods.nameMember("Tools/Call")).isNull();
+    assertThat(McpMethods.nameMember(null)).isNull();
+    assertThat(McpMethods.RESOURCES_UPDATED).isEqualTo("notifications/resources/updated");
+    assertThat(McpMethods.TOOLS_LIST_CHANGED).isEqualTo("notifications/tools/list_changed");
+    assertThat(McpResults.RESULT_TYPE).isEqualTo("resultType");
+    assertThat(McpResults.TTL_MS).isEqualTo("ttlMs");
+    assertThat(McpResults.CACHE_SCOPE).isEqualTo("cacheScope");
+    assertThat(McpResults.INPUT_REQUIRED).isEqualTo("input_required");
+  }
 }
