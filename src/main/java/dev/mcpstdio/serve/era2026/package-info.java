@@ -1,5 +1,8 @@
 /**
- * The pure rules of serve's 2026-era path (mcp-stdio.md 4.6-4.9; spec.md section 5): which era a
+ * Serve's 2026-era path, in one place: the endpoint ({@link
+ * dev.mcpstdio.serve.era2026.Era2026Endpoint}: one stateless request per POST), the pool of children
+ * keyed by principal ({@link dev.mcpstdio.serve.era2026.ChildPool}, {@link
+ * dev.mcpstdio.serve.era2026.PooledChild}), and the pure rules they apply (mcp-stdio.md 4.6-4.9; spec.md section 5): which era a
  * POST belongs to ({@link dev.mcpstdio.serve.era2026.EraClassifier}), the validation ladder
  * ({@link dev.mcpstdio.serve.era2026.ValidationLadder}), id and progress-token remapping ({@link
  * dev.mcpstdio.serve.era2026.IdSpace}), result stamping ({@link
@@ -10,7 +13,7 @@
  * ({@link dev.mcpstdio.serve.era2026.RequestStateCodec}) with its single-use registry ({@link
  * dev.mcpstdio.serve.era2026.ParkedRounds}).
  *
- * <p>No HTTP, no Jetty, no processes, no logging here: inputs are a message's bytes and spans,
+ * <p>The rules do no HTTP, no Jetty, no processes and no logging ({@code Era2026PackagePurityTest}): inputs are a message's bytes and spans,
  * header values as lists of field lines ({@link dev.mcpstdio.serve.era2026.HeaderLines}) and
  * strings; outputs are bytes, records and sealed verdicts. The few classes with state ({@link
  * dev.mcpstdio.serve.era2026.IdSpace}, {@link dev.mcpstdio.serve.era2026.ParkedRounds}) are bounded
