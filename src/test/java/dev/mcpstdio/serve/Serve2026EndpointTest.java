@@ -30,6 +30,10 @@ class Serve2026EndpointTest {
         case "$line" in
           *'"method":"notifications/'*) ;;
           *'"method":"tools/list"'*) printf '%s\\n' "{\\"jsonrpc\\":\\"2.0\\",\\"id\\":$id,\\"result\\":{\\"tools\\":[{\\"name\\":\\"echo\\",\\"inputSchema\\":{\\"type\\":\\"object\\"}}]}}" ;;
+          *'"method":"tools/call"'*'"name":"ask"'*)
+            printf '%s\\n' '{"jsonrpc":"2.0","id":"srv-1","method":"sampling/createMessage","params":{"messages":[],"maxTokens":5}}'
+            read -r refused
+            printf '%s\\n' "{\\"jsonrpc\\":\\"2.0\\",\\"id\\":$id,\\"result\\":{\\"content\\":[],\\"isError\\":true}}" ;;
           *'"method":"tools/call"'*'"progressToken"'*)
             printf '%s\\n' "{\\"jsonrpc\\":\\"2.0\\",\\"method\\":\\"notifications/progress\\",\\"params\\":{\\"progressToken\\":$id,\\"progress\\":1,\\"total\\":2}}"
             printf '%s\\n' "{\\"jsonrpc\\":\\"2.0\\",\\"method\\":\\"notifications/message\\",\\"params\\":{\\"level\\":\\"debug\\",\\"data\\":\\"quiet\\"}}"
@@ -143,6 +147,21 @@ class Serve2026EndpointTest {
       assertThat(r.statusCode()).as(removed).isEqualTo(404);
       assertThat(r.body()).as(removed).contains("\"code\":-32601", "2026-07-28");
     }
+  }
+
+  @Test
+  void anUnknownMethodIs404AlsoForAClientThatAcceptsAStream() throws Exception {
+    HttpResponse<String> r = post(request(16, "widgets/spin", null), "widgets/spin", true);
+    assertThat(r.statusCode()).isEqualTo(404);
+    assertThat(r.headers().firstValue("Content-Type")).hasValue("application/json");
+  }
+
+  @Test
+  void aChildAskingForACapabilityTheClientDidNotDeclareGetsTheClientA32021() throws Exception {
+    HttpResponse<String> r = post(request(17, "tools/call", "\"name\":\"ask\",\"arguments\":{}"), "tools/call", true,
+        "Mcp-Name", "ask");
+    assertThat(r.statusCode()).isEqualTo(400);
+    assertThat(r.body()).contains("\"id\":17", "\"code\":-32021", "\"requiredCapabilities\":{\"sampling\":{}}");
   }
 
   @Test

@@ -8,6 +8,7 @@ import dev.mcpstdio.jsonrpc.JsonRpcMessage;
 import dev.mcpstdio.jsonrpc.JsonRpcMessage.Request;
 import dev.mcpstdio.jsonrpc.JsonSpan;
 import dev.mcpstdio.jsonrpc.MalformedMessageException;
+import dev.mcpstdio.protocol.McpErrorCodes;
 import dev.mcpstdio.protocol.McpMethods;
 import dev.mcpstdio.protocol.MetaKeys;
 import dev.mcpstdio.serve.EventStream;
@@ -51,6 +52,16 @@ public final class Era2026Endpoint implements AutoCloseable {
   static final Set<String> REMOVED = Set.of("initialize", "ping", "logging/setLevel", "resources/subscribe",
       "resources/unsubscribe", "roots/list", "sampling/createMessage", "elicitation/create");
 
+  /** The client capability each of a child's questions needs. */
+  static final java.util.Map<String, String> CAPABILITY_OF = java.util.Map.of("elicitation/create", "elicitation",
+      "sampling/createMessage", "sampling", "roots/list", "roots");
+
+  /** Whether the capabilities object {@code json} has member {@code name}. */
+  static boolean declares(String json, String name) {
+    byte[] bytes = json.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    return Json.field(bytes, new JsonSpan(0, bytes.length), name) != null;
+  }
+
   /** Progress and log messages held for one call's slow stream. */
   static final int RELATED_QUEUE = 256;
 
@@ -91,9 +102,13 @@ public final class Era2026Endpoint implements AutoCloseable {
       Replies.empty(response, callback, 202); // a notification (a POSTed cancel does nothing in this era)
       return;
     }
-    if (ValidationLadder.check(request, headers) instanceof ValidationLadder.Rejection rejection) {
-      Replies.json(response, callback, rejection.httpStatus(), rejection.body(request.id()));
-      return;
+    ValidationLadder.Pass passed;
+    switch (ValidationLadder.check(request, headers)) {
+      case ValidationLadder.Rejection rejection -> {
+        Replies.json(response, callback, rejection.httpStatus(), rejection.body(request.id()));
+        return;
+      }
+      case ValidationLadder.Pass pass -> passed = pass;
     }
     if (IdSpace.isReserved(request.id())) {
       Replies.error(response, callback, 400, request.id(), ErrorCodes.INVALID_REQUEST,
@@ -116,15 +131,15 @@ public final class Era2026Endpoint implements AutoCloseable {
       if (request.method().equals(McpMethods.SERVER_DISCOVER)) {
         Replies.json(response, callback, 200, discover(request, child));
       } else {
-        forward(request, child, accept, response, callback);
+        forward(request, passed.clientCapabilities().text(request.bytes()), child, accept, response, callback);
       }
     } finally {
       pool.release(child, false);
     }
   }
 
-  private void forward(Request request, PooledChild child, java.util.List<String> accept, Response response,
-      Callback callback) throws InterruptedException {
+  private void forward(Request request, String capabilities, PooledChild child, java.util.List<String> accept,
+      Response response, Callback callback) throws InterruptedException {
     IdSpace.Remapped remapped;
     switch (ids.remap(request)) {
       case IdSpace.Refused refused -> {
@@ -136,6 +151,7 @@ public final class Era2026Endpoint implements AutoCloseable {
     IdSpace.Entry entry = remapped.entry();
     PooledChild.Call call = child.open(entry.childId(), entry.clientToken() == null ? null : entry.childId(),
         LogLevels.threshold(metaString(request, MetaKeys.LOG_LEVEL)));
+    call.clientCapabilities = capabilities;
     try {
       boolean streaming = AcceptRanges.accepts(accept, AcceptRanges.EVENT_STREAM) && accept.stream().anyMatch(
           a -> a.contains(AcceptRanges.EVENT_STREAM));
@@ -169,7 +185,7 @@ public final class Era2026Endpoint implements AutoCloseable {
   }
 
   /** Waits for a streamed call's answer, writing its related messages meanwhile; null past the deadline or when the child died. */
-  private byte[] awaitAnswer(PooledChild.Call call, long deadline, BlockingQueue<byte[]> related, EventStream events)
+  private byte[] awaitAnswer(PooledChild.Call call, long deadline, BlockingQueue<byte[]> related, LazyStream events)
       throws InterruptedException, IOExceptionCarrier {
     long lastWrite = System.nanoTime();
     while (true) {
@@ -214,14 +230,22 @@ public final class Era2026Endpoint implements AutoCloseable {
     return line;
   }
 
+  /**
+   * A call whose client accepts an event stream: the stream opens with the first progress or log
+   * message (or keep-alive) it has to carry; an answer that comes first is sent as JSON, so its
+   * HTTP status can still say what it is (404 for -32601, 400 for -32021).
+   */
   private void stream(Request request, PooledChild child, PooledChild.Call call, IdSpace.Entry entry,
       BlockingQueue<byte[]> related, Response response, Callback callback) throws InterruptedException {
-    EventStream events = new EventStream(response);
+    LazyStream events = new LazyStream(new EventStream(response));
     long deadline = System.nanoTime() + backendTimeout.toNanos();
     try {
-      events.open();
       byte[] answer = awaitAnswer(call, deadline, related, events);
-      events.last(answerBody(request, child, call, answer), null);
+      if (!events.opened) {
+        reply(request, child, call, answer, response, callback);
+        return;
+      }
+      events.stream.last(answerBody(request, child, call, answer), null);
       callback.succeeded();
     } catch (IOExceptionCarrier | IOException e) {
       Throwable cause = e instanceof IOExceptionCarrier c ? c.getCause() : e;
@@ -231,13 +255,40 @@ public final class Era2026Endpoint implements AutoCloseable {
     }
   }
 
+  /** An event stream opened by its first write. */
+  private static final class LazyStream {
+    final EventStream stream;
+    boolean opened;
+
+    LazyStream(EventStream stream) {
+      this.stream = stream;
+    }
+
+    void message(byte[] json) throws IOException {
+      open();
+      stream.message(json);
+    }
+
+    void keepAlive() throws IOException {
+      open();
+      stream.keepAlive();
+    }
+
+    private void open() throws IOException {
+      if (!opened) {
+        opened = true;
+        stream.open();
+      }
+    }
+  }
+
   private void reply(Request request, PooledChild child, PooledChild.Call call, byte[] answer, Response response,
       Callback callback) {
     if (answer == null) {
       failure(request, child, call, response, callback);
       return;
     }
-    ResultStamp.Stamped stamped = stamp(request, child, answer);
+    ResultStamp.Stamped stamped = stamp(request, child, call, answer);
     Replies.json(response, callback, stamped.httpStatus(), stamped.bytes());
   }
 
@@ -246,7 +297,7 @@ public final class Era2026Endpoint implements AutoCloseable {
     if (answer == null) {
       return noAnswer(request, child, call);
     }
-    return stamp(request, child, answer).bytes();
+    return stamp(request, child, call, answer).bytes();
   }
 
   private void failure(Request request, PooledChild child, PooledChild.Call call, Response response, Callback callback) {
@@ -263,7 +314,10 @@ public final class Era2026Endpoint implements AutoCloseable {
     return JsonRpcErrors.error(request.id(), ErrorCodes.INTERNAL_ERROR, "backend unavailable: " + child.deathReason());
   }
 
-  private ResultStamp.Stamped stamp(Request request, PooledChild child, byte[] answer) {
+  private ResultStamp.Stamped stamp(Request request, PooledChild child, PooledChild.Call call, byte[] answer) {
+    if (call.gatewayStatus != 0) {
+      return new ResultStamp.Stamped(answer, call.gatewayStatus); // the gateway's own error, already the client's
+    }
     try {
       if (JsonRpcCodec.parse(answer) instanceof JsonRpcMessage.Response r) {
         String uri = Json.string(request.bytes(), Json.field(request.bytes(), request.params(), "uri"));
@@ -306,8 +360,20 @@ public final class Era2026Endpoint implements AutoCloseable {
       // no listen stream takes it yet
     }
 
+    /**
+     * The child asks its client something during a call. A client that did not declare the
+     * capability the question needs gets -32021 naming it (HTTP 400), in place of the call's
+     * answer; the child is told the method is not available.
+     */
     @Override
     public void request(PooledChild child, Request request, PooledChild.Call during) {
+      String needed = CAPABILITY_OF.get(request.method());
+      if (during != null && needed != null && !declares(during.clientCapabilities, needed)) {
+        during.answerWith(400, JsonRpcErrors.error(ids.lookup(during.childId) == null ? during.childId
+            : ids.lookup(during.childId).clientId(), McpErrorCodes.MISSING_REQUIRED_CLIENT_CAPABILITY,
+            "the server needs the client capability " + needed + " for this request",
+            "{\"requiredCapabilities\":{" + Json.quote(needed) + ":{}}}"));
+      }
       child.refuse(request.id(), ErrorCodes.METHOD_NOT_FOUND, "this gateway does not bridge server-initiated requests");
     }
   }

@@ -50,6 +50,10 @@ final class PooledChild implements ChildProcess.Listener {
     final long sequence;
     final CompletableFuture<byte[]> answer = new CompletableFuture<>();
     private volatile Consumer<byte[]> related; // the reply's event stream, or null (JSON reply)
+    /** The HTTP status of an answer the gateway made itself (0: the child's answer, status by its code). */
+    volatile int gatewayStatus;
+    /** The capabilities the request declared ({@code _meta} clientCapabilities, an object's JSON), or "{}". */
+    volatile String clientCapabilities = "{}";
 
     Call(JsonRpcId childId, JsonRpcId progressToken, int logThreshold, long sequence) {
       this.childId = childId;
@@ -61,6 +65,12 @@ final class PooledChild implements ChildProcess.Listener {
     /** Where this call's progress and log messages go from now on (null: nowhere). */
     void relatedTo(Consumer<byte[]> sink) {
       this.related = sink;
+    }
+
+    /** Answers the call with the gateway's own error (its status said) in place of the child's. */
+    boolean answerWith(int status, byte[] error) {
+      gatewayStatus = status;
+      return answer.complete(error);
     }
 
     boolean relate(byte[] line) {
