@@ -179,24 +179,62 @@ public final class ChildPool implements AutoCloseable {
       if (!child.send(init)) {
         child.initialized.completeExceptionally(new IllegalStateException("the server did not read its stdin"));
       }
-      child.initialized.thenRun(() -> child.send("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}"
-          .getBytes(StandardCharsets.UTF_8)));
+      child.initialized.thenAccept(result -> {
+        child.send("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}".getBytes(StandardCharsets.UTF_8));
+        if (dev.mcpstdio.jsonrpc.Json.field(result, dev.mcpstdio.jsonrpc.Json.field(result, whole(result), "capabilities"), "tools") == null) {
+          child.ready.complete(null);
+        } else {
+          listTools(child, null, 0);
+        }
+      });
     } catch (IOException | RuntimeException e) {
       log.error("pool: could not start " + settings.child().argv().getFirst() + ": " + e.getMessage());
       child.initialized.completeExceptionally(e);
     }
   }
 
+  /** Pages of a child's tool list the gateway reads after the handshake, at most. */
+  static final int MAX_TOOL_PAGES = 20;
+
+  /**
+   * Lists the child's tools (following {@code nextCursor}, at most {@link #MAX_TOOL_PAGES} pages)
+   * so the ladder knows their {@code x-mcp-header} annotations; the child is ready when the list
+   * ends, or an error, or the last page allowed, whichever comes first.
+   */
+  private static void listTools(PooledChild child, String cursorJson, int page) {
+    boolean sent = child.request("tools/list", cursorJson == null ? null : "{\"cursor\":" + cursorJson + "}", answer -> {
+      if (answer.result() == null) {
+        child.ready.complete(null);
+        return;
+      }
+      child.tools.learn(answer.bytes(), answer.result());
+      dev.mcpstdio.jsonrpc.JsonSpan next = dev.mcpstdio.jsonrpc.Json.field(answer.bytes(), answer.result(), "nextCursor");
+      if (next == null || page + 1 >= MAX_TOOL_PAGES || dev.mcpstdio.jsonrpc.Json.string(answer.bytes(), next) == null) {
+        child.ready.complete(null);
+      } else {
+        listTools(child, next.text(answer.bytes()), page + 1);
+      }
+    });
+    if (!sent) {
+      child.ready.complete(null);
+    }
+  }
+
+  private static dev.mcpstdio.jsonrpc.JsonSpan whole(byte[] bytes) {
+    return new dev.mcpstdio.jsonrpc.JsonSpan(0, bytes.length);
+  }
+
   /** Waits for the child's handshake; false when it failed or took too long. */
   private boolean await(PooledChild child) throws InterruptedException {
     try {
-      child.initialized.get(settings.handshakeTimeout().toMillis(), TimeUnit.MILLISECONDS);
+      child.ready.get(settings.handshakeTimeout().toMillis(), TimeUnit.MILLISECONDS);
       return true;
     } catch (ExecutionException e) {
       child.childLog.warn("initialize failed: " + e.getCause().getMessage());
       return false;
     } catch (TimeoutException e) {
-      child.childLog.warn("no answer to initialize within " + settings.handshakeTimeout().toSeconds() + " s");
+      child.childLog.warn("no answer to initialize (or to the gateway's tools/list) within "
+          + settings.handshakeTimeout().toSeconds() + " s");
       return false;
     }
   }
@@ -206,7 +244,7 @@ public final class ChildPool implements AutoCloseable {
     PooledChild idlest = null;
     for (List<PooledChild> list : byPrincipal.values()) {
       for (PooledChild c : list) {
-        if (c.idle() && c.initialized.isDone() && (idlest == null || c.idleNanos() > idlest.idleNanos())) {
+        if (c.idle() && c.ready.isDone() && (idlest == null || c.idleNanos() > idlest.idleNanos())) {
           idlest = c;
         }
       }
@@ -239,7 +277,7 @@ public final class ChildPool implements AutoCloseable {
       synchronized (this) {
         for (List<PooledChild> list : byPrincipal.values()) {
           list.removeIf(c -> (c.dead() && c.initialized.isDone() && retire(c, "dead"))
-              || (!ttl.isZero() && c.idle() && c.initialized.isDone() && c.idleNanos() > ttl.toNanos()
+              || (!ttl.isZero() && c.idle() && c.ready.isDone() && c.idleNanos() > ttl.toNanos()
                   && retire(c, "idle for " + ttl.toSeconds() + " s")));
         }
         byPrincipal.values().removeIf(List::isEmpty);

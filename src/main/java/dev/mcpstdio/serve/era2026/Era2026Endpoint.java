@@ -29,7 +29,8 @@ import org.eclipse.jetty.util.Callback;
  * child of the request's principal (mcp-stdio.md 4.6).
  *
  * <p>A request is judged by the {@link ValidationLadder} first (400 with its id, values never
- * echoed); its id must not be in the gateway's namespace ({@link IdSpace}, 400). Then: {@code
+ * echoed; a {@code tools/call}'s {@code Mcp-Param-*} headers once its child is known, against the
+ * annotations of the child's tools, {@link ToolIndex}); its id must not be in the gateway's namespace ({@link IdSpace}, 400). Then: {@code
  * server/discover} is answered from the child's InitializeResult; what the 2026 era removed
  * ({@link #REMOVED}) is answered -32601 with 404 here, never by the 2025-era child (which would
  * still answer a {@code ping}); everything else goes to the child under the gateway's id and its
@@ -128,6 +129,11 @@ public final class Era2026Endpoint implements AutoCloseable {
       return;
     }
     try {
+      if (request.method().equals(McpMethods.TOOLS_CALL)
+          && ValidationLadder.check(request, headers, child.tools) instanceof ValidationLadder.Rejection rejection) {
+        Replies.json(response, callback, rejection.httpStatus(), rejection.body(request.id())); // rung 2d
+        return;
+      }
       if (request.method().equals(McpMethods.SERVER_DISCOVER)) {
         Replies.json(response, callback, 200, discover(request, child));
       } else {
@@ -321,6 +327,9 @@ public final class Era2026Endpoint implements AutoCloseable {
     try {
       if (JsonRpcCodec.parse(answer) instanceof JsonRpcMessage.Response r) {
         String uri = Json.string(request.bytes(), Json.field(request.bytes(), request.params(), "uri"));
+        if (request.method().equals(McpMethods.TOOLS_LIST) && r.result() != null) {
+          child.tools.learn(r.bytes(), r.result());
+        }
         return new ResultStamp(Discover.serverInfo(child.initialized.join(), whole(child.initialized.join())), cacheTtlMs)
             .apply(r, request.id(), request.method(), uri);
       }

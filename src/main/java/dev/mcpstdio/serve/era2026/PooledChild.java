@@ -94,6 +94,13 @@ final class PooledChild implements ChildProcess.Listener {
   private final AtomicLong lastUsedNanos = new AtomicLong(System.nanoTime());
   /** The handshake's initialize, answered with the child's InitializeResult (its result object's bytes). */
   final CompletableFuture<byte[]> initialized = new CompletableFuture<>();
+  /** Initialized, and its tools listed when it has any (so rung 2d knows them from the first call). */
+  final CompletableFuture<Void> ready = new CompletableFuture<>();
+  /** The annotations of its tools. */
+  final ToolIndex tools = new ToolIndex();
+  /** The gateway's own requests to the child (its tools listing), by id: what to do with each answer. */
+  private final Map<JsonRpcId, Consumer<JsonRpcMessage.Response>> own = new ConcurrentHashMap<>();
+  private final AtomicLong ownIds = new AtomicLong();
   private volatile JsonRpcId handshakeId;
   private volatile ChildProcess process;
   private volatile boolean dead;
@@ -201,6 +208,21 @@ final class PooledChild implements ChildProcess.Listener {
         + ",\"reason\":" + Json.quote(reason) + "}}").getBytes(StandardCharsets.UTF_8));
   }
 
+  /**
+   * Sends a request of the gateway's own ({@code params} a JSON object or null) under an id in its
+   * namespace; {@code onAnswer} gets the child's response (on the stdout pump: it must not block).
+   */
+  boolean request(String method, String params, Consumer<JsonRpcMessage.Response> onAnswer) {
+    JsonRpcId id = JsonRpcId.relayOwned("mcp-stdio/serve/own/" + serial + "-" + ownIds.incrementAndGet());
+    own.put(id, onAnswer);
+    boolean sent = send(("{\"jsonrpc\":\"2.0\",\"id\":" + id.json() + ",\"method\":" + Json.quote(method)
+        + (params == null ? "" : ",\"params\":" + params) + "}").getBytes(StandardCharsets.UTF_8));
+    if (!sent) {
+      own.remove(id);
+    }
+    return sent;
+  }
+
   /** Answers a request of the child's with an error. */
   void refuse(JsonRpcId requestId, int code, String message) {
     trySend(JsonRpcErrors.error(requestId, code, message));
@@ -257,6 +279,11 @@ final class PooledChild implements ChildProcess.Listener {
       }
       return;
     }
+    Consumer<JsonRpcMessage.Response> mine = r.id() == null ? null : own.remove(r.id());
+    if (mine != null) {
+      mine.accept(r);
+      return;
+    }
     Call waiting = r.id() == null ? null : calls.get(r.id());
     if (waiting == null || !waiting.answer.complete(line)) {
       dropped("an answer to id " + Log.visible(String.valueOf(r.id())) + ", which no request is waiting for");
@@ -302,6 +329,7 @@ final class PooledChild implements ChildProcess.Listener {
       }
     }
     initialized.completeExceptionally(new IllegalStateException(deathReason));
+    ready.completeExceptionally(new IllegalStateException(deathReason));
     for (Call c : calls.values()) {
       c.answer.complete(null); // null: no answer, the child is gone
     }
