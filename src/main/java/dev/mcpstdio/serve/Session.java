@@ -12,6 +12,7 @@ import dev.mcpstdio.jsonrpc.ErrorCodes;
 import dev.mcpstdio.jsonrpc.JsonRpcErrors;
 import dev.mcpstdio.jsonrpc.MalformedMessageException;
 import dev.mcpstdio.jsonrpc.PartialMessage;
+import dev.mcpstdio.process.Child;
 import dev.mcpstdio.process.ChildLog;
 import dev.mcpstdio.process.ChildProcess;
 import dev.mcpstdio.stdio.Log;
@@ -98,7 +99,7 @@ final class Session implements ChildProcess.Listener {
   private SessionStream stream; // guarded by streamLock
   private final AtomicLong sequence = new AtomicLong();
   private final AtomicLong lastActivityNanos = new AtomicLong(System.nanoTime());
-  private volatile ChildProcess child;
+  private volatile Child child;
   private volatile SessionWorkspace workspace;
   private volatile CallbackRegistry callbackRegistry;
   private volatile CallbackEvents callbackEvents;
@@ -124,7 +125,7 @@ final class Session implements ChildProcess.Listener {
     this.backendTimeout = backendTimeout;
   }
 
-  void attach(ChildProcess process, SessionWorkspace sessionWorkspace) {
+  void attach(Child process, SessionWorkspace sessionWorkspace) {
     this.child = process;
     this.workspace = sessionWorkspace;
   }
@@ -157,7 +158,7 @@ final class Session implements ChildProcess.Listener {
     return callbackRegistry;
   }
 
-  ChildProcess child() {
+  Child child() {
     return child;
   }
 
@@ -196,7 +197,7 @@ final class Session implements ChildProcess.Listener {
   /** Queues one message for the child; false when the session or the child can no longer take it. */
   boolean send(byte[] json) {
     touch();
-    ChildProcess c = child;
+    Child c = child;
     return c != null && !dead && !ended && c.send(json);
   }
 
@@ -531,7 +532,7 @@ final class Session implements ChildProcess.Listener {
   @Override
   public void onStdoutClosed() {
     String reason = "the server process exited";
-    ChildProcess c = child;
+    Child c = child;
     if (c != null && !ended) {
       try {
         reason = "the server process exited with code " + c.exited().get(exitWait.toMillis(), TimeUnit.MILLISECONDS);
@@ -638,7 +639,7 @@ final class Session implements ChildProcess.Listener {
    * and has not reported yet (its stderr may still be open: a descendant can hold it).
    */
   void closeChild() {
-    ChildProcess c = child;
+    Child c = child;
     if (c != null) {
       c.close();
     }
@@ -647,7 +648,7 @@ final class Session implements ChildProcess.Listener {
 
   /** Tells the child to stop working on a request the client will no longer wait for; never waits. */
   void cancel(JsonRpcId requestId, String reason) {
-    ChildProcess c = child;
+    Child c = child;
     if (c != null && !dead && !ended) {
       c.trySend(("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":"
           + requestId.json() + ",\"reason\":" + Json.quote(reason) + "}}").getBytes(StandardCharsets.UTF_8));
