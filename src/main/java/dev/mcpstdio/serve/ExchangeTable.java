@@ -101,9 +101,12 @@ final class ExchangeTable {
    * The request's own HTTP exchange is over. A streamed one stays resumable for {@link #LINGER}
    * (at most {@link #MAX_LINGERING} per session, oldest given up): its client may not have
    * received the end, even when the gateway wrote it (into a connection that was already dead).
+   *
+   * <p>A stream that lingers is put among the lingering before it leaves the in-flight table, and
+   * {@link #resumable} looks in that order the other way round, so a resuming client finds it at
+   * every moment; removed first, a resume in between was refused (410) for a stream kept for it.
    */
   void release(Exchange exchange) {
-    inFlight.remove(exchange.id, exchange);
     life.touch();
     if (exchange.streaming && !life.ended() && !exchange.wasDeliveredCleanly()
         && !(exchange.outcome().getNow(null) instanceof Exchange.Outcome.Cancelled)) {
@@ -113,15 +116,22 @@ final class ExchangeTable {
             .ifPresent(oldest -> forget(oldest.exchange()));
       }
       lingering.put(exchange.sequence, new Lingering(exchange, System.nanoTime() + LINGER.toNanos()));
+      inFlight.remove(exchange.id, exchange);
       if (life.ended()) { // the session ended meanwhile and its forgetAll may have missed it
         forget(exchange);
       }
-    } else if (exchange.streaming) {
-      exchange.discard();
+    } else {
+      inFlight.remove(exchange.id, exchange);
+      if (exchange.streaming) {
+        exchange.discard();
+      }
     }
   }
 
-  /** A stream to resume: in flight, or answered and lingering; null when unknown or given up. */
+  /**
+   * A stream to resume: in flight, or answered and lingering; null when unknown or given up. In
+   * flight is looked at first (see {@link #release} for why the order matters).
+   */
   Exchange resumable(long sequence) {
     pruneLingering();
     for (Exchange e : inFlight.values()) {
