@@ -41,7 +41,7 @@ import java.util.concurrent.Semaphore;
  * SIGKILL to whatever is left, and returns once the child has been reaped and none of its tree is
  * left.
  */
-public final class ChildProcess implements AutoCloseable {
+public final class ChildProcess implements Child {
 
   /** What to do with what the child says. Called on the child's stdout pump thread. */
   public interface Listener {
@@ -200,15 +200,17 @@ public final class ChildProcess implements AutoCloseable {
     Thread.ofPlatform().daemon().stackSize(PUMP_STACK).name("child-" + process.pid() + "-" + stream).start(body);
   }
 
+  @Override
   public long pid() {
     return process.pid();
   }
 
+  @Override
   public boolean isAlive() {
     return process.isAlive();
   }
 
-  /** Completes with the exit code once the child has exited and been reaped. */
+  @Override
   public CompletableFuture<Integer> exited() {
     return process.onExit().thenApply(Process::exitValue);
   }
@@ -220,6 +222,7 @@ public final class ChildProcess implements AutoCloseable {
    * @return false when stdin is closed, the child stopped reading (the queue stayed full), or an
    *     earlier write failed (the child is gone or going)
    */
+  @Override
   public boolean send(byte[] json) {
     if (!stdinOpen) {
       return false;
@@ -242,6 +245,7 @@ public final class ChildProcess implements AutoCloseable {
   }
 
   /** Like {@link #send} but never waits: for messages that must not hold up their sender. */
+  @Override
   public boolean trySend(byte[] json) {
     if (!stdinOpen) {
       return false;

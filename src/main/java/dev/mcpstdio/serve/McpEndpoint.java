@@ -231,29 +231,29 @@ final class McpEndpoint {
    */
   private Exchange.Outcome call(Session session, JsonRpcMessage.Request r, boolean streaming, Request request,
       Response response, Callback callback) throws InterruptedException {
-    Session.Admission admission = session.admit(r, streaming);
+    ExchangeTable.Admission admission = session.admit(r, streaming);
     ExchangeWriter writer = new ExchangeWriter(session, config.backendTimeout(), keepAliveMillis);
     return switch (admission) {
-      case Session.Admission.Conflict c -> {
+      case ExchangeTable.Admission.Conflict c -> {
         session.log.warn("id " + r.id() + " is already in flight for " + Json.quote(c.existingMethod())
             + "; refused a different request (" + Json.quote(r.method()) + ") with the same id");
         Replies.error(response, callback, 409, r.id(), ErrorCodes.INVALID_REQUEST,
             "JSON-RPC id already in flight on this session; use a distinct id per outstanding request");
         yield null;
       }
-      case Session.Admission.Gone g -> {
+      case ExchangeTable.Admission.Gone g -> {
         int status = session.dead() ? 503 : 404;
         Replies.error(response, callback, status, r.id(), ErrorCodes.UPSTREAM_ERROR,
             status == 404 ? "unknown or expired session" : "backend unavailable: " + session.deathReason());
         yield null;
       }
-      case Session.Admission.Full f -> {
+      case ExchangeTable.Admission.Full f -> {
         Replies.error(response, callback, 503, r.id(), ErrorCodes.UPSTREAM_ERROR,
-            "too many requests in flight on this session (" + Session.MAX_IN_FLIGHT + ")");
+            "too many requests in flight on this session (" + ExchangeTable.MAX_IN_FLIGHT + ")");
         yield null;
       }
-      case Session.Admission.Joined j -> writer.join(j.exchange(), streaming, request, response, callback);
-      case Session.Admission.Admitted a -> {
+      case ExchangeTable.Admission.Joined j -> writer.join(j.exchange(), streaming, request, response, callback);
+      case ExchangeTable.Admission.Admitted a -> {
         if (!session.send(r.bytes())) {
           session.release(a.exchange());
           Replies.error(response, callback, 503, r.id(), ErrorCodes.UPSTREAM_ERROR, "backend unavailable");

@@ -11,7 +11,7 @@ import java.util.concurrent.TimeUnit;
  * it onto the HTTP response.
  *
  * <p>Producers ({@link #offer}, {@link #end}, {@link #drain}) are called under the owning
- * {@link Session}'s stream lock, so nothing lands behind the end marker unseen. Bounded by
+ * {@link SessionGetStream}'s stream lock, so nothing lands behind the end marker unseen. Bounded by
  * {@link #CAPACITY} messages and by the session's {@link ByteBudget}; the bytes of a message are
  * given back when the writer takes it or when it is drained.
  */
