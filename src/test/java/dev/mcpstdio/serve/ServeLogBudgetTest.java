@@ -38,7 +38,7 @@ class ServeLogBudgetTest {
     int callbacks = 2000;
     String loop = "i=0; while [ $i -lt " + callbacks + " ]; do echo \"__CALLBACK__{\\\"type\\\":\\\"notify\\\",\\\"id\\\":\\\"n$i\\\","
         + "\\\"sessionId\\\":\\\"s\\\",\\\"message\\\":\\\"m\\\"}\" >&2; i=$((i+1)); done; ";
-    try (ServeHarness serve = start(shAfterInit("read n; read call; " + loop + "echo '" + ANSWER + "'; exec cat >/dev/null"))) {
+    try (ServeHarness serve = start(shAfterInit("read n; read call; " + loop + "echo '" + ANSWER + "'; cat >/dev/null"))) {
       String session = serve.initialize();
       long pid = serve.childPid(session);
       assertThat(serve.post(session, CALL, false).body()).isEqualTo(ANSWER);
@@ -64,7 +64,7 @@ class ServeLogBudgetTest {
     // the ( setsid ... & ) grandchild leaves the child's process group and line of descent, and keeps stderr open
     ChildSpec child = shAfterInit("( setsid sleep 120 & echo \"escaped $!\" >&2 ); read n; read call;"
         + " i=0; while [ $i -lt 5000 ]; do echo \"noise-line-$i\" >&2; i=$((i+1)); done; echo '" + ANSWER + "';"
-        + " exec cat >/dev/null");
+        + " cat >/dev/null");
     List<Long> escaped = new ArrayList<>();
     ServeHarness serve = start(child);
     try {
