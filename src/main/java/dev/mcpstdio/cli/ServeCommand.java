@@ -22,11 +22,11 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.Model.PositionalParamSpec;
 import picocli.CommandLine.ParseResult;
+import picocli.CommandLine;
 
 /** {@code mcp-stdio serve [OPTIONS] [--] [COMMAND [ARGS...]]}: options into a {@link ServeConfig}. */
 final class ServeCommand {

@@ -40,7 +40,7 @@ public final class DemoServer {
   static final Duration CLIENT_WAIT = Duration.ofMinutes(5);
 
   /** Versions this server speaks; the client's is accepted when listed, else the newest. */
-  static final Set<String> VERSIONS = Set.of("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25");
+  static final Set<String> VERSIONS = Set.copyOf(dev.mcpstdio.protocol.McpVersions.ERA_2025);
 
   static final String NEWEST = "2025-11-25";
 

@@ -1,5 +1,6 @@
 package dev.mcpstdio.serve;
 
+import dev.mcpstdio.serve.http.RepeatedFailures;
 import dev.mcpstdio.stdio.Log;
 import java.util.function.LongSupplier;
 

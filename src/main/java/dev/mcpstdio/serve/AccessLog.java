@@ -1,5 +1,7 @@
 package dev.mcpstdio.serve;
 
+import dev.mcpstdio.protocol.McpHeaders;
+import dev.mcpstdio.serve.era2025.Session;
 import dev.mcpstdio.stdio.Log;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
@@ -30,9 +32,9 @@ final class AccessLog extends Handler.Wrapper {
   private void log(Request request, Response response, long started, Throwable failure) {
     String query = request.getHttpURI().getQuery();
     String target = request.getHttpURI().getPath() + (query == null ? "" : "?<redacted>");
-    String session = request.getHeaders().get(McpEndpoint.SESSION_HEADER);
+    String session = request.getHeaders().get(McpHeaders.SESSION_ID);
     if (session == null) {
-      session = response.getHeaders().get(McpEndpoint.SESSION_HEADER);
+      session = response.getHeaders().get(McpHeaders.SESSION_ID);
     }
     long ms = (System.nanoTime() - started) / 1_000_000;
     log.info("http: " + Request.getRemoteAddr(request) + " \"" + request.getMethod() + " " + target + "\" "

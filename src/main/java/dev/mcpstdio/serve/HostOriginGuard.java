@@ -1,6 +1,7 @@
 package dev.mcpstdio.serve;
 
 import dev.mcpstdio.jsonrpc.ErrorCodes;
+import dev.mcpstdio.serve.http.Replies;
 import dev.mcpstdio.stdio.Log;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.server.Handler;

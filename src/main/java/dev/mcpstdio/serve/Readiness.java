@@ -1,5 +1,6 @@
 package dev.mcpstdio.serve;
 
+import dev.mcpstdio.serve.era2025.Sessions;
 import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;

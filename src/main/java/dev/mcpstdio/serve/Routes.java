@@ -1,6 +1,7 @@
 package dev.mcpstdio.serve;
 
 import dev.mcpstdio.jsonrpc.ErrorCodes;
+import dev.mcpstdio.serve.http.Replies;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Predicate;

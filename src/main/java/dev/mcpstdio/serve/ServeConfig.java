@@ -101,7 +101,7 @@ public record ServeConfig(
     public static final Duration DEFAULT_BODY_TIMEOUT = Duration.ofSeconds(30);
 
     /** Bytes a second a body must keep up beyond {@link #bodyTimeout} (16 KiB: 128 kbit/s). */
-    public static final long MIN_BODY_RATE = 16 * 1024;
+    public static final long MIN_BODY_RATE = dev.mcpstdio.serve.http.RequestBodies.MIN_BODY_RATE;
 
     public static final Connections DEFAULT = new Connections(DEFAULT_MAX, DEFAULT_HEADER_TIMEOUT, DEFAULT_BODY_TIMEOUT);
 
@@ -223,11 +223,11 @@ public record ServeConfig(
   }
 
   /** The path of the public URL (a proxy's prefix) without a trailing slash; empty without one. */
-  String pathPrefix() {
+  public String pathPrefix() {
     return pathPrefix(publicUrl);
   }
 
-  static String pathPrefix(URI publicUrl) {
+  public static String pathPrefix(URI publicUrl) {
     if (publicUrl == null || publicUrl.getRawPath() == null) {
       return "";
     }

@@ -1,8 +1,14 @@
 package dev.mcpstdio.serve;
 
 import dev.mcpstdio.jsonrpc.ErrorCodes;
+import dev.mcpstdio.serve.era2025.CallbackEndpoint;
+import dev.mcpstdio.serve.era2025.LegacySseEndpoint;
+import dev.mcpstdio.serve.era2025.McpEndpoint;
+import dev.mcpstdio.serve.era2025.Sessions;
 import dev.mcpstdio.serve.era2026.ChildPool;
 import dev.mcpstdio.serve.era2026.Era2026Endpoint;
+import dev.mcpstdio.serve.http.Replies;
+import dev.mcpstdio.serve.http.RequestBodies;
 import dev.mcpstdio.stdio.Log;
 import java.net.URI;
 import java.util.concurrent.Executors;
@@ -49,6 +55,7 @@ public final class ServeGateway implements AutoCloseable {
   private final HostGuard guard;
   private final BearerGate gate;
   private final McpEndpoint endpoint;
+  private final McpPost post;
   private final LegacySseEndpoint legacy;
   private final CallbackEndpoint callbacks;
   private final Readiness readiness;
@@ -66,7 +73,8 @@ public final class ServeGateway implements AutoCloseable {
     this.era2026 = new Era2026Endpoint(new ChildPool.Settings(config.child(), config.maxMessageSize(), config.ladder(),
         config.launch().stderrLimit(), config.era2026().perPrincipal(), config.era2026().total(), config.era2026().idleTtl(),
         HANDSHAKE_TIMEOUT), config.backendTimeout(), config.keepAlive(), config.era2026().cacheTtlMs(), log);
-    this.endpoint = new McpEndpoint(config, sessions, bodies, era2026);
+    this.endpoint = new McpEndpoint(config, sessions);
+    this.post = new McpPost(bodies, endpoint, era2026, config.era2026().modernOnly());
     this.legacy = new LegacySseEndpoint(config, sessions, bodies);
     this.callbacks = new CallbackEndpoint(sessions, bodies, config.keepAlive().toMillis());
     this.readiness = new Readiness(config, sessions);
@@ -153,7 +161,7 @@ public final class ServeGateway implements AutoCloseable {
    */
   private Handler tree() {
     Routes routes = new Routes();
-    routes.exact(config.path(), protect(MethodHandler.on("GET", endpoint::get).on("POST", endpoint::post)
+    routes.exact(config.path(), protect(MethodHandler.on("GET", endpoint::get).on("POST", post::post)
         .on("DELETE", endpoint::delete).build()));
     routes.subtree(CallbackEndpoint.PATH, protect(new CallbackApi()));
     routes.below(CallbackEndpoint.CREDENTIALS_PATH, protect(MethodHandler.on("PUT", (request, response, callback) ->

@@ -3,10 +3,10 @@ package dev.mcpstdio.interop;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.mcpstdio.testing.Await;
-import dev.mcpstdio.testing.FakeMcpServer;
 import dev.mcpstdio.testing.FakeMcpServer.Exchange;
 import dev.mcpstdio.testing.FakeMcpServer.Reply;
 import dev.mcpstdio.testing.FakeMcpServer.Step;
+import dev.mcpstdio.testing.FakeMcpServer;
 import dev.mcpstdio.testing.JarProcess;
 import dev.mcpstdio.testing.Jsons;
 import dev.mcpstdio.testing.NodePeers;

@@ -2,6 +2,7 @@ package dev.mcpstdio.serve;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.mcpstdio.serve.http.RepeatedFailures;
 import dev.mcpstdio.stdio.Log;
 import dev.mcpstdio.stdio.Redactor;
 import java.util.List;

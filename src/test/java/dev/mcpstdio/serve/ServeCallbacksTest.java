@@ -3,9 +3,10 @@ package dev.mcpstdio.serve;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.mcpstdio.process.ChildSpec;
+import dev.mcpstdio.serve.era2025.CallbackEndpoint;
 import java.net.http.HttpRequest;
-import java.nio.file.Path;
 import java.net.http.HttpResponse;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Iterator;
 import java.util.List;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.mcpstdio.process.ChildProcess;
 import dev.mcpstdio.process.ChildSpec;
+import dev.mcpstdio.serve.http.RepeatedFailures;
 import dev.mcpstdio.testing.Await;
 import java.net.http.HttpResponse;
 import java.time.Duration;

@@ -4,6 +4,7 @@ import static dev.mcpstdio.serve.ServeHarness.INIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.mcpstdio.serve.http.RequestBodies;
 import dev.mcpstdio.testing.Await;
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,7 +1,7 @@
-package dev.mcpstdio.serve;
+package dev.mcpstdio.serve.era2025;
 
-import dev.mcpstdio.jsonrpc.ErrorCodes;
-import dev.mcpstdio.jsonrpc.JsonRpcErrors;
+import dev.mcpstdio.serve.http.EventStream;
+import dev.mcpstdio.serve.http.Replies;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;

@@ -1,8 +1,8 @@
-package dev.mcpstdio.serve;
+package dev.mcpstdio.serve.http;
 
+import dev.mcpstdio.wire.Ndjson;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import dev.mcpstdio.wire.Ndjson;
 import java.nio.charset.StandardCharsets;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.server.Response;

@@ -1,10 +1,14 @@
-package dev.mcpstdio.serve;
+package dev.mcpstdio.serve.era2025;
 
 import dev.mcpstdio.host.CallbackRegistry;
-import dev.mcpstdio.jsonrpc.ErrorCodes;
 import dev.mcpstdio.host.CredentialHandoff;
+import dev.mcpstdio.jsonrpc.ErrorCodes;
 import dev.mcpstdio.jsonrpc.Json;
 import dev.mcpstdio.jsonrpc.JsonSpan;
+import dev.mcpstdio.protocol.McpHeaders;
+import dev.mcpstdio.serve.http.EventStream;
+import dev.mcpstdio.serve.http.Replies;
+import dev.mcpstdio.serve.http.RequestBodies;
 import java.io.IOException;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -22,24 +26,24 @@ import org.eclipse.jetty.util.Callback;
  * off to the session's child (see {@link #credential}). Authenticated and guarded like the MCP
  * endpoint.
  */
-final class CallbackEndpoint {
+public final class CallbackEndpoint {
 
-  static final String PATH = "/callbacks";
+  public static final String PATH = "/callbacks";
 
   /** The credential handoff, {@code PUT /credentials/<slug>}. */
-  static final String CREDENTIALS_PATH = "/credentials";
+  public static final String CREDENTIALS_PATH = "/credentials";
 
   private final Sessions sessions;
   private final RequestBodies bodies;
   private final long keepAliveMillis;
 
-  CallbackEndpoint(Sessions sessions, RequestBodies bodies, long keepAliveMillis) {
+  public CallbackEndpoint(Sessions sessions, RequestBodies bodies, long keepAliveMillis) {
     this.sessions = sessions;
     this.bodies = bodies;
     this.keepAliveMillis = keepAliveMillis;
   }
 
-  void watch(Request request, Response response, Callback callback) throws InterruptedException {
+  public void watch(Request request, Response response, Callback callback) throws InterruptedException {
     Session session = session(request, response, callback);
     if (session == null) {
       return;
@@ -79,7 +83,7 @@ final class CallbackEndpoint {
 
   /** The caller's live session, or null after answering 400 or 404. */
   private Session session(Request request, Response response, Callback callback) {
-    String id = request.getHeaders().get(McpEndpoint.SESSION_HEADER);
+    String id = request.getHeaders().get(McpHeaders.SESSION_ID);
     if (id == null || id.isBlank()) {
       Replies.error(response, callback, 400, null, ErrorCodes.INVALID_REQUEST, "Mcp-Session-Id required");
       return null;
@@ -92,7 +96,7 @@ final class CallbackEndpoint {
     return session;
   }
 
-  void reply(String callbackId, Request request, Response response, Callback callback) throws InterruptedException {
+  public void reply(String callbackId, Request request, Response response, Callback callback) throws InterruptedException {
     Session session = session(request, response, callback);
     if (session == null) {
       return;
@@ -119,7 +123,7 @@ final class CallbackEndpoint {
   }
 
   /** A handed-off credential's value, at most, in characters (OAuth access tokens, JWTs included, are far smaller). */
-  static final int MAX_CREDENTIAL_CHARS = 16 * 1024;
+  public static final int MAX_CREDENTIAL_CHARS = 16 * 1024;
 
   /**
    * Writes the credential in the body ({@code {"value": "...", "expiresAt": "<ISO-8601 instant>"}},
@@ -131,7 +135,7 @@ final class CallbackEndpoint {
    * file cannot be written (a link in the way). The value never reaches a log: it is one of the
    * session's secrets from here on.
    */
-  void credential(String slug, Request request, Response response, Callback callback) throws InterruptedException {
+  public void credential(String slug, Request request, Response response, Callback callback) throws InterruptedException {
     Session session = session(request, response, callback);
     if (session == null) {
       return;

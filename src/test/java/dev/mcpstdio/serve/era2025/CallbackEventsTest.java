@@ -1,8 +1,9 @@
-package dev.mcpstdio.serve;
+package dev.mcpstdio.serve.era2025;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.mcpstdio.host.Callback;
+import dev.mcpstdio.serve.http.ByteBudget;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 

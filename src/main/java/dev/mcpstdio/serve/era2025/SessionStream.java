@@ -1,5 +1,6 @@
-package dev.mcpstdio.serve;
+package dev.mcpstdio.serve.era2025;
 
+import dev.mcpstdio.serve.http.ByteBudget;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;

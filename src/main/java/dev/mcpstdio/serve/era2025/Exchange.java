@@ -1,9 +1,10 @@
-package dev.mcpstdio.serve;
+package dev.mcpstdio.serve.era2025;
 
 import dev.mcpstdio.jsonrpc.ErrorCodes;
 import dev.mcpstdio.jsonrpc.JsonRpcErrors;
 import dev.mcpstdio.jsonrpc.JsonRpcId;
 import dev.mcpstdio.jsonrpc.JsonRpcMessage;
+import dev.mcpstdio.serve.http.ByteBudget;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;

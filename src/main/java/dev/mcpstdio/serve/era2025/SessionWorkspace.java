@@ -1,8 +1,9 @@
-package dev.mcpstdio.serve;
+package dev.mcpstdio.serve.era2025;
 
 import dev.mcpstdio.host.CredentialHandoff;
 import dev.mcpstdio.host.LinkSafeFolders;
 import dev.mcpstdio.process.ChildSpec;
+import dev.mcpstdio.serve.ServeConfig;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;

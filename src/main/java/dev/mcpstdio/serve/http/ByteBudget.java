@@ -1,4 +1,4 @@
-package dev.mcpstdio.serve;
+package dev.mcpstdio.serve.http;
 
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -7,17 +7,17 @@ import java.util.concurrent.atomic.AtomicLong;
  * messages from children waiting for slow clients). Taking never waits: a caller that finds the
  * budget spent refuses or drops, and says so. Every byte taken is given back exactly once.
  */
-final class ByteBudget {
+public final class ByteBudget {
 
   private final long limit;
   private final AtomicLong used = new AtomicLong();
 
-  ByteBudget(long limit) {
+  public ByteBudget(long limit) {
     this.limit = limit;
   }
 
   /** Takes {@code bytes}; false (taking nothing) when that would pass the limit. */
-  boolean tryTake(long bytes) {
+  public boolean tryTake(long bytes) {
     while (true) {
       long now = used.get();
       if (now + bytes > limit && now > 0) { // one item larger than the whole budget still fits alone
@@ -30,19 +30,19 @@ final class ByteBudget {
   }
 
   /** Takes {@code bytes} even past the limit: for what must not be dropped (a legacy answer). */
-  void take(long bytes) {
+  public void take(long bytes) {
     used.addAndGet(bytes);
   }
 
-  void giveBack(long bytes) {
+  public void giveBack(long bytes) {
     used.addAndGet(-bytes);
   }
 
-  long used() {
+  public long used() {
     return used.get();
   }
 
-  long limit() {
+  public long limit() {
     return limit;
   }
 }

@@ -1,4 +1,4 @@
-package dev.mcpstdio.serve;
+package dev.mcpstdio.serve.era2025;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -8,6 +8,7 @@ import dev.mcpstdio.jsonrpc.JsonRpcId;
 import dev.mcpstdio.jsonrpc.JsonRpcMessage;
 import dev.mcpstdio.process.ChildLog;
 import dev.mcpstdio.process.ChildProcess;
+import dev.mcpstdio.serve.http.ByteBudget;
 import dev.mcpstdio.stdio.Log;
 import dev.mcpstdio.stdio.Redactor;
 import java.io.ByteArrayOutputStream;

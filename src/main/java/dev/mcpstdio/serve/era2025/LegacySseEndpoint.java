@@ -1,10 +1,14 @@
-package dev.mcpstdio.serve;
+package dev.mcpstdio.serve.era2025;
 
 import dev.mcpstdio.jsonrpc.ErrorCodes;
 import dev.mcpstdio.jsonrpc.JsonRpcCodec;
 import dev.mcpstdio.jsonrpc.JsonRpcId;
 import dev.mcpstdio.jsonrpc.JsonRpcMessage;
 import dev.mcpstdio.jsonrpc.MalformedMessageException;
+import dev.mcpstdio.serve.ServeConfig;
+import dev.mcpstdio.serve.http.EventStream;
+import dev.mcpstdio.serve.http.Replies;
+import dev.mcpstdio.serve.http.RequestBodies;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import org.eclipse.jetty.server.Request;
@@ -22,20 +26,20 @@ import org.eclipse.jetty.util.Callback;
  * and its child end when the stream closes. Host, Origin, authentication and size limits are those
  * of the Streamable HTTP endpoint.
  */
-final class LegacySseEndpoint {
+public final class LegacySseEndpoint {
 
   private final ServeConfig config;
   private final Sessions sessions;
   private final RequestBodies bodies;
 
-  LegacySseEndpoint(ServeConfig config, Sessions sessions, RequestBodies bodies) {
+  public LegacySseEndpoint(ServeConfig config, Sessions sessions, RequestBodies bodies) {
     this.config = config;
     this.sessions = sessions;
     this.bodies = bodies;
   }
 
   /** {@code GET /sse}: a session for as long as this stream lasts. */
-  void stream(Request request, Response response, Callback callback) throws InterruptedException {
+  public void stream(Request request, Response response, Callback callback) throws InterruptedException {
     Session session;
     try {
       session = sessions.create(true, null);
@@ -72,7 +76,7 @@ final class LegacySseEndpoint {
    * first, so that every error answer to a request carries its id; the session is judged before
    * the message.
    */
-  void post(Request request, Response response, Callback callback) throws InterruptedException {
+  public void post(Request request, Response response, Callback callback) throws InterruptedException {
     byte[] body = bodies.read(request, response, callback);
     if (body == null) {
       return;

@@ -1,9 +1,10 @@
-package dev.mcpstdio.serve;
+package dev.mcpstdio.serve.era2025;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.mcpstdio.process.ChildSpec;
+import dev.mcpstdio.serve.ServeConfig;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

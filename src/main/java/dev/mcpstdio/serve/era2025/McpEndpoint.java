@@ -1,4 +1,4 @@
-package dev.mcpstdio.serve;
+package dev.mcpstdio.serve.era2025;
 
 import dev.mcpstdio.jsonrpc.ErrorCodes;
 import dev.mcpstdio.jsonrpc.Json;
@@ -6,10 +6,11 @@ import dev.mcpstdio.jsonrpc.JsonRpcCodec;
 import dev.mcpstdio.jsonrpc.JsonRpcId;
 import dev.mcpstdio.jsonrpc.JsonRpcMessage;
 import dev.mcpstdio.jsonrpc.MalformedMessageException;
-import dev.mcpstdio.serve.era2026.Era2026Endpoint;
-import dev.mcpstdio.serve.era2026.EraClassifier;
-import dev.mcpstdio.serve.era2026.Principals;
-import dev.mcpstdio.serve.era2026.ValidationLadder;
+import dev.mcpstdio.protocol.McpHeaders;
+import dev.mcpstdio.protocol.McpVersions;
+import dev.mcpstdio.serve.ServeConfig;
+import dev.mcpstdio.serve.http.EventStream;
+import dev.mcpstdio.serve.http.Replies;
 import java.io.IOException;
 import java.util.Set;
 import org.eclipse.jetty.http.HttpHeader;
@@ -21,81 +22,42 @@ import org.eclipse.jetty.util.Callback;
  * The Streamable HTTP endpoint (2025 era): POST carries one JSON-RPC message, GET opens the
  * session's stream, DELETE ends the session.
  *
- * <p>A POST is judged in this order, each step answering on its own when it fails: declared size
- * (413 before the body is read), the body's size, allowance and deadline ({@link RequestBodies}:
- * 413, 503, 408), JSON in strict UTF-8 (400, -32700), shape (a batch or an invalid message, 400),
- * protocol version header (400), then the session (400 without an id, 404 for an unknown one, 503
+ * <p>A POST reaches it once {@code McpPost} has read its body and found one valid 2025-era message
+ * (the body's size, JSON, shape and era are judged there); then, each step answering on its own
+ * when it fails: a notification without a session is accepted (202: there is nothing to forward
+ * it to), the protocol version header
+ * (400), then the session (400 without an id, 404 for an unknown one, 503
  * once for a session whose child died). Every error to a request carries its id. Requests are answered with an event
  * stream when the client accepts one, else with JSON; notifications and responses get 202.
  */
-final class McpEndpoint {
+public final class McpEndpoint {
 
-  /** Protocol versions whose {@code MCP-Protocol-Version} header is accepted. */
-  static final Set<String> VERSIONS = Set.of("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25");
+  /** Protocol versions whose {@code MCP-Protocol-Version} header is accepted: the 2025 era's. */
+  static final Set<String> VERSIONS = Set.copyOf(McpVersions.ERA_2025);
 
-  static final String SESSION_HEADER = "Mcp-Session-Id";
+  static final String SESSION_HEADER = McpHeaders.SESSION_ID;
 
 
   private final ServeConfig config;
   private final Sessions sessions;
   private final long keepAliveMillis;
-  private final RequestBodies bodies;
-  private final Era2026Endpoint era2026;
 
-  McpEndpoint(ServeConfig config, Sessions sessions, RequestBodies bodies, Era2026Endpoint era2026) {
-    this.era2026 = era2026;
-    this.bodies = bodies;
+  public McpEndpoint(ServeConfig config, Sessions sessions) {
     this.config = config;
     this.sessions = sessions;
     this.keepAliveMillis = config.keepAlive().toMillis();
   }
 
-  void post(Request request, Response response, Callback callback) throws IOException, InterruptedException {
-    byte[] body = bodies.read(request, response, callback);
-    if (body == null) {
-      return;
-    }
-    try {
-      handle(body, request, response, callback);
-    } finally {
-      bodies.release(body);
-    }
-  }
-
-  private void handle(byte[] body, Request request, Response response, Callback callback) throws InterruptedException {
-    JsonRpcMessage message;
-    try {
-      message = JsonRpcCodec.parseReceived(body, null); // strict UTF-8, as the relay reads stdin
-    } catch (MalformedMessageException e) {
-      Replies.error(response, callback, 400, null, ErrorCodes.PARSE_ERROR, "parse error: " + e.getMessage());
-      return;
-    }
-    switch (message) {
-      case JsonRpcMessage.Batch b -> {
-        Replies.error(response, callback, 400, null, ErrorCodes.INVALID_REQUEST,
-            "batches are not supported (removed from MCP in 2025-06-18); send one message per request");
-        return;
-      }
-      case JsonRpcMessage.Invalid i -> {
-        Replies.error(response, callback, 400, i.id(), ErrorCodes.INVALID_REQUEST, "invalid request: " + i.reason());
-        return;
-      }
-      default -> {}
-    }
-    if (EraClassifier.era(message) == EraClassifier.Era.ERA_2026) {
-      era2026.handle(message, principal(request), name -> request.getHeaders().getValuesList(name),
-          request.getHeaders().getValuesList(HttpHeader.ACCEPT), response, callback);
-      return;
-    }
+  /**
+   * One 2025-era message POSTed to the endpoint ({@code body} its bytes, already judged one valid
+   * message by {@code McpPost}).
+   */
+  public void handle(JsonRpcMessage message, byte[] body, Request request, Response response, Callback callback)
+      throws InterruptedException {
     JsonRpcId id = message instanceof JsonRpcMessage.Request r ? r.id() : null; // every error below carries it
     if (message instanceof JsonRpcMessage.Notification && request.getHeaders().get(SESSION_HEADER) == null) {
       // Nothing to forward it to; a 2026-era client's cancel (without _meta) is one of these.
       Replies.empty(response, callback, 202);
-      return;
-    }
-    if (config.era2026().modernOnly() && message instanceof JsonRpcMessage.Request r && r.method().equals("initialize")) {
-      Replies.json(response, callback, 400, ValidationLadder.unsupported(
-          Json.string(r.bytes(), Json.field(r.bytes(), r.params(), "protocolVersion"))).body(r.id()));
       return;
     }
     if (!versionAcceptable(id, request, response, callback)) {
@@ -124,7 +86,7 @@ final class McpEndpoint {
     }
   }
 
-  void get(Request request, Response response, Callback callback) throws InterruptedException {
+  public void get(Request request, Response response, Callback callback) throws InterruptedException {
     if (modernOnly(response, callback)) {
       return;
     }
@@ -178,7 +140,7 @@ final class McpEndpoint {
         "cannot resume after event " + sequence + "-" + lastEvent + ": the stream is unknown, expired, or no longer kept");
   }
 
-  void delete(Request request, Response response, Callback callback) {
+  public void delete(Request request, Response response, Callback callback) {
     if (modernOnly(response, callback)) {
       return;
     }
@@ -308,11 +270,6 @@ final class McpEndpoint {
     Replies.error(response, callback, 405, null, ErrorCodes.INVALID_REQUEST,
         "this endpoint serves only the 2026-07-28 revision (--modern-only): POST each request");
     return true;
-  }
-
-  private static String principal(Request request) {
-    Object principal = request.getAttribute(Principals.ATTRIBUTE);
-    return principal instanceof String p ? p : Principals.OPEN;
   }
 
   static boolean acceptsStream(Request request) {

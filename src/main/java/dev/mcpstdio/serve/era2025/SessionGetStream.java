@@ -1,6 +1,8 @@
-package dev.mcpstdio.serve;
+package dev.mcpstdio.serve.era2025;
 
 import dev.mcpstdio.process.ChildLog;
+import dev.mcpstdio.serve.http.ByteBudget;
+import dev.mcpstdio.serve.http.EventStream;
 import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;

@@ -1,9 +1,10 @@
-package dev.mcpstdio.serve;
+package dev.mcpstdio.serve.era2025;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.mcpstdio.jsonrpc.JsonRpcCodec;
 import dev.mcpstdio.jsonrpc.JsonRpcMessage;
+import dev.mcpstdio.serve.http.ByteBudget;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;

@@ -1,4 +1,4 @@
-package dev.mcpstdio.serve;
+package dev.mcpstdio.serve.http;
 
 import dev.mcpstdio.jsonrpc.ErrorCodes;
 import dev.mcpstdio.jsonrpc.JsonRpcId;
@@ -20,7 +20,7 @@ import org.eclipse.jetty.util.Callback;
  * Reading request bodies within three bounds: one body's size ({@code --max-message-size}, refused
  * with 413, before it is read when declared), the bytes of all bodies held at once across the
  * gateway ({@link #BYTES}; 503 with {@code Retry-After} past it), and the time a body may take
- * ({@code --body-timeout} plus one second for every {@link ServeConfig.Connections#MIN_BODY_RATE}
+ * ({@code --body-timeout} plus one second for every {@link #MIN_BODY_RATE}
  * bytes it has delivered; 408 past it, or when the connection goes idle mid-body).
  *
  * <p>The allowance is charged for the buffer a body is being read into, and that buffer grows
@@ -31,36 +31,40 @@ import org.eclipse.jetty.util.Callback;
  * connection (the rest of the body is not read) and carries the request's id when the bytes read
  * so far show it.
  */
-final class RequestBodies {
+public final class RequestBodies {
+
+  /** The rate a body must keep up once its base deadline has passed: one more second per this many bytes. */
+  public static final long MIN_BODY_RATE = 16 * 1024;
+
 
   /** Request bodies held at once (being read, and waiting for their answers), in bytes at most. */
   static final long BYTES = 256L << 20;
 
   /** The buffer a body starts in; at most twice the bytes that arrived are ever held for it. */
-  static final int FIRST_BUFFER = 8 * 1024;
+  public static final int FIRST_BUFFER = 8 * 1024;
 
   private final long maxMessageSize;
   private final long timeoutNanos;
   private final ByteBudget bodies = new ByteBudget(BYTES);
   private final AtomicInteger reading = new AtomicInteger();
 
-  RequestBodies(long maxMessageSize, Duration bodyTimeout) {
+  public RequestBodies(long maxMessageSize, Duration bodyTimeout) {
     this.maxMessageSize = maxMessageSize;
     this.timeoutNanos = bodyTimeout.toNanos();
   }
 
   /** Gives back the bytes of a body returned by {@link #read}. */
-  void release(byte[] body) {
+  public void release(byte[] body) {
     bodies.giveBack(body.length);
   }
 
   /** Bodies being read right now (their bytes still arriving). */
-  int reading() {
+  public int reading() {
     return reading.get();
   }
 
   /** Bytes of the allowance taken now, by bodies being read and bodies held. */
-  long held() {
+  public long held() {
     return bodies.used();
   }
 
@@ -68,7 +72,7 @@ final class RequestBodies {
    * The body, read within the bounds above, its bytes taken from the allowance; null after
    * answering 408, 413, 400 or 503 itself.
    */
-  byte[] read(Request request, Response response, Callback callback) throws InterruptedException {
+  public byte[] read(Request request, Response response, Callback callback) throws InterruptedException {
     long max = maxMessageSize <= 0 ? Integer.MAX_VALUE - 16 : Math.min(maxMessageSize, Integer.MAX_VALUE - 16);
     long declared = request.getLength(); // -1 when chunked; Jetty has refused malformed lengths already
     if (declared > max) {
@@ -86,7 +90,7 @@ final class RequestBodies {
       while (true) {
         Content.Chunk chunk = request.read();
         if (chunk == null) {
-          long left = started + timeoutNanos + size * 1_000_000_000L / ServeConfig.Connections.MIN_BODY_RATE - System.nanoTime();
+          long left = started + timeoutNanos + size * 1_000_000_000L / MIN_BODY_RATE - System.nanoTime();
           if (left > 0) {
             request.demand(arrived::release);
             if (arrived.tryAcquire(left, TimeUnit.NANOSECONDS)) {

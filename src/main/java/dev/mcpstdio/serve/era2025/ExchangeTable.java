@@ -1,9 +1,10 @@
-package dev.mcpstdio.serve;
+package dev.mcpstdio.serve.era2025;
 
 import dev.mcpstdio.jsonrpc.Json;
 import dev.mcpstdio.jsonrpc.JsonCanonical;
 import dev.mcpstdio.jsonrpc.JsonRpcId;
 import dev.mcpstdio.jsonrpc.JsonRpcMessage;
+import dev.mcpstdio.serve.http.ByteBudget;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.Map;

@@ -1,7 +1,10 @@
-package dev.mcpstdio.serve;
+package dev.mcpstdio.serve.era2025;
 
 import dev.mcpstdio.process.ChildLog;
 import dev.mcpstdio.process.ChildProcess;
+import dev.mcpstdio.serve.ServeConfig;
+import dev.mcpstdio.serve.http.ByteBudget;
+import dev.mcpstdio.serve.http.RepeatedFailures;
 import dev.mcpstdio.stdio.Log;
 import java.io.IOException;
 import java.security.SecureRandom;
@@ -26,7 +29,7 @@ import java.util.concurrent.TimeUnit;
  * wedged child never stalls a request or the reaper; shutdown waits for all of them, bounded by
  * the ladder.
  */
-final class Sessions {
+public final class Sessions {
 
   /** Messages from all children waiting for slow clients, in bytes at most. */
   static final long QUEUED_BYTES = 128L << 20;
@@ -46,7 +49,7 @@ final class Sessions {
   private dev.mcpstdio.host.CallbackChannel callbackChannel; // started with the first session, guarded by this
   private volatile boolean shuttingDown;
 
-  Sessions(ServeConfig config, Log log) {
+  public Sessions(ServeConfig config, Log log) {
     this.config = config;
     this.log = log;
     this.slots = new Semaphore(config.maxSessions());
@@ -69,7 +72,7 @@ final class Sessions {
     return byId.size();
   }
 
-  boolean full() {
+  public boolean full() {
     return slots.availablePermits() == 0;
   }
 
@@ -206,7 +209,7 @@ final class Sessions {
   }
 
   /** Ends every session and waits until every child is reaped, at most the ladder's length and a bit. */
-  void shutdown() throws InterruptedException {
+  public void shutdown() throws InterruptedException {
     shuttingDown = true;
     callbackEvents.close();
     reaper.shutdownNow();

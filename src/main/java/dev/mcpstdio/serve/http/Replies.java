@@ -1,4 +1,4 @@
-package dev.mcpstdio.serve;
+package dev.mcpstdio.serve.http;
 
 import dev.mcpstdio.jsonrpc.JsonRpcErrors;
 import dev.mcpstdio.jsonrpc.JsonRpcId;

@@ -1,4 +1,4 @@
-package dev.mcpstdio.serve;
+package dev.mcpstdio.serve.era2025;
 
 import dev.mcpstdio.jsonrpc.ErrorCodes;
 import dev.mcpstdio.jsonrpc.Json;

@@ -1,4 +1,4 @@
-package dev.mcpstdio.serve;
+package dev.mcpstdio.serve.http;
 
 import dev.mcpstdio.stdio.Log;
 import java.util.function.Consumer;
@@ -12,9 +12,9 @@ import java.util.function.LongSupplier;
  * Each line is one line: a failure's text is cut to its first line and made {@link Log#visible}
  * (the JDK's message for a failed spawn runs to ten lines). Thread-safe.
  */
-final class RepeatedFailures {
+public final class RepeatedFailures {
 
-  static final long REPORT_INTERVAL_MILLIS = 10_000;
+  public static final long REPORT_INTERVAL_MILLIS = 10_000;
 
   private final Consumer<String> failureLine;
   private final Log log;
@@ -27,14 +27,14 @@ final class RepeatedFailures {
    * @param failureLine where a failure's line goes (a warning, an error)
    * @param log where the line saying it works again goes, at INFO
    */
-  RepeatedFailures(Consumer<String> failureLine, Log log, LongSupplier clockMillis) {
+  public RepeatedFailures(Consumer<String> failureLine, Log log, LongSupplier clockMillis) {
     this.failureLine = failureLine;
     this.log = log;
     this.clockMillis = clockMillis;
   }
 
   /** Notes one failure, told by {@code line} when a line is due. */
-  synchronized void failed(String line) {
+  public synchronized void failed(String line) {
     failures++;
     unreported++;
     long now = clockMillis.getAsLong();
@@ -46,7 +46,7 @@ final class RepeatedFailures {
   }
 
   /** Notes that it worked: {@code again}, with how many attempts failed, when the last one had. */
-  synchronized void succeeded(String again) {
+  public synchronized void succeeded(String again) {
     if (failures == 0) {
       return;
     }
@@ -56,7 +56,7 @@ final class RepeatedFailures {
   }
 
   /** The first line of {@code text} (of a failure's message), safe to log. */
-  static String oneLine(String text) {
+  public static String oneLine(String text) {
     String s = String.valueOf(text);
     int end = s.indexOf('\n');
     int cr = s.indexOf('\r');

@@ -1,4 +1,4 @@
-package dev.mcpstdio.serve;
+package dev.mcpstdio.serve.era2025;
 
 import dev.mcpstdio.host.Callback;
 import dev.mcpstdio.host.CallbackRegistry;
@@ -8,6 +8,8 @@ import dev.mcpstdio.jsonrpc.JsonRpcMessage;
 import dev.mcpstdio.process.Child;
 import dev.mcpstdio.process.ChildLog;
 import dev.mcpstdio.process.ChildProcess;
+import dev.mcpstdio.serve.http.ByteBudget;
+import dev.mcpstdio.serve.http.EventStream;
 import dev.mcpstdio.stdio.Log;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -36,7 +38,7 @@ import java.util.concurrent.TimeoutException;
  * runs the child's shutdown ladder. The child is a {@link Child}, so the routing can be driven
  * without spawning a process.
  */
-final class Session implements ChildProcess.Listener {
+public final class Session implements ChildProcess.Listener {
 
   final String id;
   /** What the child and its files are told of this session: random, never the id (a capability). */
@@ -115,7 +117,7 @@ final class Session implements ChildProcess.Listener {
   }
 
   /** A short form of the id for logs: enough to tell sessions apart, not enough to use one. */
-  static String shortId(String id) {
+  public static String shortId(String id) {
     return id.substring(0, Math.min(8, id.length()));
   }
 

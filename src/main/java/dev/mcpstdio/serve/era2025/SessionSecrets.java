@@ -1,4 +1,4 @@
-package dev.mcpstdio.serve;
+package dev.mcpstdio.serve.era2025;
 
 import dev.mcpstdio.stdio.Redactor;
 import java.util.HashSet;
