@@ -6,7 +6,6 @@ import dev.mcpstdio.testing.JarProcess;
 import dev.mcpstdio.testing.NodePeers;
 import java.io.File;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -43,14 +42,6 @@ final class ConformanceServe {
    * session is reaped this long after that.
    */
   private static final String SESSION_IDLE_TTL_SECONDS = "10";
-
-  /** The fixture JVM: stdio-safe (nothing but JSON-RPC on stdout), quick to start, small. */
-  static final List<String> FIXTURE_JVM_FLAGS = List.of(
-      "-Xlog:disable", "-Xlog:all=warning:stderr", "-XX:+DisplayVMOutputToStderr",
-      "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto");
-
-  /** The Java fixture's classes: {@link ConformanceFixtureServer} and the 2026 scenarios' surface. */
-  private static final List<Class<?>> JAVA_FIXTURE = List.of(ConformanceFixtureServer.class, ConformanceFixture2026Surface.class);
 
   private static final Pattern SERVING = Pattern.compile("serving .* at (http://127\\.0\\.0\\.1:(\\d+)/mcp) \\(");
   private static final Pattern LISTED_SCENARIO = Pattern.compile("^\\s+-\\s+(\\S+)(\\s+\\[.*])?\\s*$");
@@ -153,66 +144,6 @@ final class ConformanceServe {
       }
     }
     return scenarios;
-  }
-
-  /** The argv of the Java fixture ({@link ConformanceFixtureServer}) for serve to spawn. */
-  static List<String> javaFixture(Path work) throws IOException {
-    List<String> command = new ArrayList<>();
-    command.add(JarProcess.java());
-    command.addAll(FIXTURE_JVM_FLAGS);
-    command.add("-cp");
-    command.add(javaFixtureClasspath(work));
-    command.add(ConformanceFixtureServer.class.getName());
-    return command;
-  }
-
-  /**
-   * The Java fixture's classpath: a private copy of its class files, then the test classpath's
-   * entries from outside this project's {@code target} directory (the SDK and its dependencies).
-   * Children start throughout the run, and another build may recompile {@code
-   * target/test-classes} or repackage the project's jars meanwhile.
-   */
-  private static String javaFixtureClasspath(Path work) throws IOException {
-    Path classes = work.resolve("fixture-classes");
-    ConformanceRuns.deleteRecursively(classes);
-    for (Class<?> top : JAVA_FIXTURE) {
-      ClassLoader loader = top.getClassLoader();
-      List<Class<?>> members = new ArrayList<>(Arrays.asList(top.getNestMembers()));
-      for (Class<?> c : members) {
-        copyClass(loader, c.getName(), classes);
-      }
-      // anonymous classes are nest members too, but getNestMembers lists only the declared ones
-      for (int i = 1; loader.getResource(top.getName().replace('.', '/') + "$" + i + ".class") != null; i++) {
-        copyClass(loader, top.getName() + "$" + i, classes);
-      }
-    }
-    Path projectTarget = NodePeers.basedir().resolve("target").toAbsolutePath().normalize();
-    List<String> entries = new ArrayList<>();
-    entries.add(classes.toString());
-    for (String entry : testClasspath().split(File.pathSeparator)) {
-      if (!entry.isBlank() && !Path.of(entry).toAbsolutePath().normalize().startsWith(projectTarget)) {
-        entries.add(entry);
-      }
-    }
-    return String.join(File.pathSeparator, entries);
-  }
-
-  private static void copyClass(ClassLoader loader, String className, Path classes) throws IOException {
-    String resource = className.replace('.', '/') + ".class";
-    try (InputStream in = loader.getResourceAsStream(resource)) {
-      if (in == null) {
-        throw new AssertionError("class file not found on the test classpath: " + resource);
-      }
-      Path file = classes.resolve(resource);
-      Files.createDirectories(file.getParent());
-      Files.copy(in, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-    }
-  }
-
-  /** The test classpath (failsafe's manifest-only booter jar hides it from java.class.path). */
-  private static String testClasspath() {
-    String classpath = System.getProperty("surefire.test.class.path");
-    return classpath == null || classpath.isBlank() ? System.getProperty("java.class.path") : classpath;
   }
 
   /** Runs the conformance CLI with output (both streams) to {@code log}; -1 when it timed out. */

@@ -94,9 +94,9 @@ class ConformanceServer2026IT {
       return WORK.resolve(slug);
     }
 
-    List<String> command() throws IOException {
+    List<String> command() throws IOException, InterruptedException {
       return switch (this) {
-        case ERA2025_CHILD -> ConformanceServe.javaFixture(work());
+        case ERA2025_CHILD -> ConformanceFixtureJvm.command();
         case ERA2026_CHILD -> List.of(NodePeers.node().toString(),
             NodePeers.era2026().resolve("conformance-fixture.mjs").toString());
       };

@@ -39,8 +39,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  *
  * <p>Artifacts under {@code target/conformance/server} (0.1.16) and {@code
  * target/conformance/server-next-2025} (0.2.0-alpha.12), laid out as {@link ConformanceBatch}
- * describes ({@code summary.txt}: each scenario's verdict), each with {@code fixture-classes} (the
- * fixture's class files, copied).
+ * describes ({@code summary.txt}: each scenario's verdict); the fixture's jar and start-up cache
+ * under {@code target/conformance/fixture} ({@link ConformanceFixtureJvm}).
  */
 class ConformanceServerIT {
 
@@ -80,7 +80,7 @@ class ConformanceServerIT {
   private static synchronized ConformanceBatch batchFor(Suite suite) throws IOException, InterruptedException {
     ConformanceBatch batch = BATCHES.get(suite);
     if (batch == null) {
-      batch = ConformanceBatch.run(suite.work, ConformanceServe.javaFixture(suite.work), node, suite.cli(), SELECT,
+      batch = ConformanceBatch.run(suite.work, ConformanceFixtureJvm.command(), node, suite.cli(), SELECT,
           SCENARIOS.get(suite));
       BATCHES.put(suite, batch);
     }
