@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import dev.mcpstdio.testing.NodePeers;
 import tools.jackson.databind.JsonNode;
@@ -38,11 +39,19 @@ final class ConformanceRuns {
     return cli;
   }
 
-  /** The newest run folder whose name starts with {@code prefix-} and that holds checks, or null. */
+  /**
+   * The CLI's run folders are named {@code <prefix>-<ISO time with ':' and '.' as '-'>}; matching
+   * the time exactly keeps a scenario whose name extends another's (one folder beside the other
+   * when the CLI runs a whole set) from being taken for it.
+   */
+  private static final String RUN_TIME = "-\\d{4}-\\d{2}-\\d{2}T\\d{2}-\\d{2}-\\d{2}-\\d{3}Z";
+
+  /** The newest run folder named {@code prefix-<time>} that holds checks, or null. */
   static Path newestRunDir(Path results, String prefix) throws IOException {
+    Pattern name = Pattern.compile(Pattern.quote(prefix) + RUN_TIME);
     try (Stream<Path> dirs = Files.list(results)) {
       return dirs.filter(Files::isDirectory)
-          .filter(d -> d.getFileName().toString().startsWith(prefix + "-"))
+          .filter(d -> name.matcher(d.getFileName().toString()).matches())
           .filter(d -> Files.isRegularFile(d.resolve("checks.json")))
           .max(Comparator.comparing(d -> d.getFileName().toString()))
           .orElse(null);

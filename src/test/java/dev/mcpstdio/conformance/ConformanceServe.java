@@ -6,7 +6,6 @@ import dev.mcpstdio.testing.JarProcess;
 import dev.mcpstdio.testing.NodePeers;
 import java.io.File;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,23 +16,20 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import tools.jackson.databind.JsonNode;
 
 /**
- * The conformance suite's server scenarios against {@code mcp-stdio serve}: the packaged jar runs
- * as a real process publishing a stdio fixture (one child per 2025-era session) as a Streamable
- * HTTP endpoint, and the suite's CLI runs once per scenario against it. Shared by {@link
+ * {@code mcp-stdio serve} for the conformance suite's server scenarios: the packaged jar runs as a
+ * real process publishing a stdio fixture (one child per 2025-era session) as a Streamable HTTP
+ * endpoint, for {@link ConformanceBatch} to run the suite's CLI against. Shared by {@link
  * ConformanceServerIT} (the 2025 suites) and {@link ConformanceServer2026IT} (the 2026-07-28
- * requirements), so both start serve, run the CLI and read its checks the same way.
+ * requirements), with the CLI's helpers both use ({@link #listed}, {@link #runCli}).
  *
- * <p>Each instance owns one serve process (and through it the fixture children) and writes under
- * its work folder: {@code serve.log} (all of serve's stderr, at {@link #stop()}), and per scenario
- * {@code results/<scenario>/…/checks.json}, {@code <scenario>-cli.log} and {@code
- * <scenario>-serve.log} (serve's stderr while the scenario ran).
+ * <p>Each instance owns one serve process (and through it the fixture children) and writes {@code
+ * serve.log} (all of serve's stderr) to its work folder at {@link #stop()}.
  */
 final class ConformanceServe {
 
-  /** Our bound on one CLI run (one scenario). */
+  /** Our bound on one scenario of a CLI run (see {@link ConformanceBatch}). */
   static final Duration SCENARIO_TIMEOUT = Duration.ofSeconds(60);
 
   /** How long serve may take to print its {@code serving ... at URL} line. */
@@ -47,31 +43,9 @@ final class ConformanceServe {
    */
   private static final String SESSION_IDLE_TTL_SECONDS = "10";
 
-  /** The fixture JVM: stdio-safe (nothing but JSON-RPC on stdout), quick to start, small. */
-  static final List<String> FIXTURE_JVM_FLAGS = List.of(
-      "-Xlog:disable", "-Xlog:all=warning:stderr", "-XX:+DisplayVMOutputToStderr",
-      "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto");
-
-  /** The Java fixture's classes: {@link ConformanceFixtureServer} and the 2026 scenarios' surface. */
-  private static final List<Class<?>> JAVA_FIXTURE = List.of(ConformanceFixtureServer.class, ConformanceFixture2026Surface.class);
-
   private static final Pattern SERVING = Pattern.compile("serving .* at (http://127\\.0\\.0\\.1:(\\d+)/mcp) \\(");
   private static final Pattern LISTED_SCENARIO = Pattern.compile("^\\s+-\\s+(\\S+)(\\s+\\[.*])?\\s*$");
   private static final Pattern ANSI = Pattern.compile("\u001B\\[[0-9;]*m");
-
-  /** One CLI run of one scenario, as its checks report it. */
-  record ScenarioRun(String scenario, int exit, long millis, List<JsonNode> checks, List<String> failures,
-      List<String> warnings, String report) {
-
-    /** The suite's verdict: the CLI exited 0, reported checks, and none of them is a FAILURE. */
-    boolean passed() {
-      return exit == 0 && !checks.isEmpty() && failures.isEmpty();
-    }
-
-    long successes() {
-      return checks.stream().filter(c -> "SUCCESS".equals(c.path("status").asString(""))).count();
-    }
-  }
 
   final Path work;
   final String url;
@@ -133,49 +107,14 @@ final class ConformanceServe {
     return tail(serve.log(), 20_000);
   }
 
-  /** Runs one scenario with the CLI at {@code cli} ({@code server --url U --scenario S EXTRA -o …}). */
-  ScenarioRun run(Path node, Path cli, String scenario, List<String> extraArgs) throws IOException, InterruptedException {
-    String slug = scenario.replace('/', '-');
-    Path results = work.resolve("results").resolve(slug);
-    ConformanceRuns.deleteRecursively(results);
-    Files.createDirectories(results);
-    Path cliLog = work.resolve(slug + "-cli.log");
-    Path serveLog = work.resolve(slug + "-serve.log");
+  /** How many lines serve has written to stderr so far. */
+  int stderrLineCount() {
+    return serve.stderr.snapshot().size();
+  }
 
-    int serveLinesBefore = serve.stderr.snapshot().size();
-    long start = System.nanoTime();
-    List<String> args = new ArrayList<>(List.of("server", "--url", url, "--scenario", scenario));
-    args.addAll(extraArgs);
-    args.addAll(List.of("-o", results.toString()));
-    int exit = runCli(node, cli, args, cliLog, SCENARIO_TIMEOUT);
-    long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-    Path runDir = ConformanceRuns.newestRunDir(results, "server-" + slug);
-    List<JsonNode> checks = runDir == null ? List.of() : ConformanceRuns.readChecks(runDir.resolve("checks.json"));
-    List<String> failures = new ArrayList<>();
-    List<String> warnings = new ArrayList<>();
-    for (JsonNode check : checks) {
-      String status = check.path("status").asString("");
-      if (status.equals("FAILURE")) {
-        failures.add(describe(check));
-      } else if (status.equals("WARNING")) {
-        warnings.add(describe(check));
-      }
-    }
-    // taken last, after the checks are read, so the exchanges the CLI's exit closed are logged by now
-    List<String> serveLines = serve.stderr.snapshot();
-    Files.write(serveLog, serveLines.subList(Math.min(serveLinesBefore, serveLines.size()), serveLines.size()),
-        StandardCharsets.UTF_8);
-    String report = "\n=== scenario " + scenario + ": CLI exit " + exit + " after " + millis + " ms"
-        + (exit == -1 ? " (CLI killed after " + SCENARIO_TIMEOUT.toSeconds() + " s)" : "")
-        + (runDir == null ? "\n=== the CLI wrote no checks.json" : "")
-        + "\n=== failed checks:\n  " + String.join("\n  ", failures)
-        + "\n=== warnings:\n  " + String.join("\n  ", warnings)
-        + "\n=== CLI output (" + cliLog + "):\n" + tail(readOrNote(cliLog), 12_000)
-        + "\n=== serve stderr during the scenario (" + serveLog + "):\n" + tail(readOrNote(serveLog), 20_000);
-    ScenarioRun run = new ScenarioRun(scenario, exit, millis, checks, failures, warnings, report);
-    System.err.printf("[conformance] %s: CLI exit %d, %d ms, %d checks (%d SUCCESS, %d FAILURE, %d WARNING)%n",
-        scenario, exit, millis, checks.size(), run.successes(), failures.size(), warnings.size());
-    return run;
+  /** Every line serve has written to stderr so far. */
+  List<String> stderrLines() {
+    return serve.stderr.snapshot();
   }
 
   /**
@@ -207,66 +146,6 @@ final class ConformanceServe {
     return scenarios;
   }
 
-  /** The argv of the Java fixture ({@link ConformanceFixtureServer}) for serve to spawn. */
-  static List<String> javaFixture(Path work) throws IOException {
-    List<String> command = new ArrayList<>();
-    command.add(JarProcess.java());
-    command.addAll(FIXTURE_JVM_FLAGS);
-    command.add("-cp");
-    command.add(javaFixtureClasspath(work));
-    command.add(ConformanceFixtureServer.class.getName());
-    return command;
-  }
-
-  /**
-   * The Java fixture's classpath: a private copy of its class files, then the test classpath's
-   * entries from outside this project's {@code target} directory (the SDK and its dependencies).
-   * Children start throughout the run, and another build may recompile {@code
-   * target/test-classes} or repackage the project's jars meanwhile.
-   */
-  private static String javaFixtureClasspath(Path work) throws IOException {
-    Path classes = work.resolve("fixture-classes");
-    ConformanceRuns.deleteRecursively(classes);
-    for (Class<?> top : JAVA_FIXTURE) {
-      ClassLoader loader = top.getClassLoader();
-      List<Class<?>> members = new ArrayList<>(Arrays.asList(top.getNestMembers()));
-      for (Class<?> c : members) {
-        copyClass(loader, c.getName(), classes);
-      }
-      // anonymous classes are nest members too, but getNestMembers lists only the declared ones
-      for (int i = 1; loader.getResource(top.getName().replace('.', '/') + "$" + i + ".class") != null; i++) {
-        copyClass(loader, top.getName() + "$" + i, classes);
-      }
-    }
-    Path projectTarget = NodePeers.basedir().resolve("target").toAbsolutePath().normalize();
-    List<String> entries = new ArrayList<>();
-    entries.add(classes.toString());
-    for (String entry : testClasspath().split(File.pathSeparator)) {
-      if (!entry.isBlank() && !Path.of(entry).toAbsolutePath().normalize().startsWith(projectTarget)) {
-        entries.add(entry);
-      }
-    }
-    return String.join(File.pathSeparator, entries);
-  }
-
-  private static void copyClass(ClassLoader loader, String className, Path classes) throws IOException {
-    String resource = className.replace('.', '/') + ".class";
-    try (InputStream in = loader.getResourceAsStream(resource)) {
-      if (in == null) {
-        throw new AssertionError("class file not found on the test classpath: " + resource);
-      }
-      Path file = classes.resolve(resource);
-      Files.createDirectories(file.getParent());
-      Files.copy(in, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-    }
-  }
-
-  /** The test classpath (failsafe's manifest-only booter jar hides it from java.class.path). */
-  private static String testClasspath() {
-    String classpath = System.getProperty("surefire.test.class.path");
-    return classpath == null || classpath.isBlank() ? System.getProperty("java.class.path") : classpath;
-  }
-
   /** Runs the conformance CLI with output (both streams) to {@code log}; -1 when it timed out. */
   static int runCli(Path node, Path cli, List<String> cliArgs, Path log, Duration timeout)
       throws IOException, InterruptedException {
@@ -285,13 +164,6 @@ final class ConformanceServe {
     process.destroyForcibly();
     process.waitFor(10, TimeUnit.SECONDS);
     return -1;
-  }
-
-  private static String describe(JsonNode check) {
-    JsonNode details = check.path("details");
-    return check.path("status").asString("") + " " + check.path("id").asString("") + ": "
-        + check.path("errorMessage").asString(check.path("description").asString(""))
-        + (details.isMissingNode() ? "" : " details=" + details);
   }
 
   static String readOrNote(Path file) {

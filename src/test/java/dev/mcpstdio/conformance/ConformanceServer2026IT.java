@@ -48,8 +48,11 @@ import org.junit.jupiter.params.provider.MethodSource;
  *
  * <p>The scenarios are what {@code list --requirements 2026-07-28} names for a server (required)
  * plus its pending server scenarios; the {@code tasks-*} extension scenarios are run by the suite
- * but never scored, and neither fixture implements tasks, so they are left out. Each scenario is
- * run on its own ({@code server --scenario S --spec-version 2026-07-28}).
+ * but never scored, and neither fixture implements tasks, so they are not judged. Per fixture, one
+ * CLI run against one serve takes the whole requirement set ({@code server --requirements
+ * 2026-07-28}, {@link ConformanceBatch}, the tasks scenarios with it), at the fixture's first
+ * test; each scenario is then a test of its own, judged from its {@code checks.json}: it passes
+ * when it reported checks and none is a FAILURE (the CLI's exit status is the whole run's).
  *
  * <p>What must pass grows with the gateway: a scenario named in {@code
  * src/test/resources/conformance/serve-2026-expected-<fixture>.txt} (one per line, {@code #}
@@ -63,7 +66,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * straight over HTTP by the TypeScript SDK ({@code conformance-fixture-http.mjs}): every scenario
  * must pass there, so what fails behind serve is serve's.
  *
- * <p>Artifacts under {@code target/conformance/server-2026/<fixture>/} as {@link ConformanceServe}
+ * <p>Artifacts under {@code target/conformance/server-2026/<fixture>/} as {@link ConformanceBatch}
  * lays them out, {@code target/conformance/server-2026/direct/} for the direct run, and {@code
  * target/conformance/server-2026/summary.txt}: pass or fail per fixture and scenario, also printed
  * to stderr.
@@ -91,9 +94,9 @@ class ConformanceServer2026IT {
       return WORK.resolve(slug);
     }
 
-    List<String> command() throws IOException {
+    List<String> command() throws IOException, InterruptedException {
       return switch (this) {
-        case ERA2025_CHILD -> ConformanceServe.javaFixture(work());
+        case ERA2025_CHILD -> ConformanceFixtureJvm.command();
         case ERA2026_CHILD -> List.of(NodePeers.node().toString(),
             NodePeers.era2026().resolve("conformance-fixture.mjs").toString());
       };
@@ -137,7 +140,7 @@ class ConformanceServer2026IT {
   private static Path node;
   private static Path cli;
   private static List<String> scenarioNames;
-  private static final Map<Fixture, ConformanceServe> SERVES = new ConcurrentHashMap<>();
+  private static final Map<Fixture, ConformanceBatch> BATCHES = new ConcurrentHashMap<>();
   private static final Map<Fixture, Map<String, Verdict>> VERDICTS = new ConcurrentHashMap<>();
 
   @BeforeAll
@@ -147,11 +150,7 @@ class ConformanceServer2026IT {
   }
 
   @AfterAll
-  static void stopGatewaysAndSummarize() throws IOException {
-    for (Map.Entry<Fixture, ConformanceServe> e : SERVES.entrySet()) {
-      e.getValue().stop();
-    }
-    SERVES.clear();
+  static void summarize() throws IOException {
     if (!VERDICTS.isEmpty()) {
       String summary = summary();
       Files.createDirectories(WORK);
@@ -241,18 +240,14 @@ class ConformanceServer2026IT {
   @MethodSource("scenarios")
   @Order(2)
   void serverScenarioThroughTheGateway(Fixture fixture, String scenario, TestReporter reporter) throws Exception {
-    ConformanceServe serve = serveFor(fixture);
-    assertThat(serve.alive()).as("serve is running; its log:\n%s", serve.logTail()).isTrue();
-
     boolean mandatory = Boolean.getBoolean("conformance.strict") || fixture.expected().contains(scenario);
-    ConformanceServe.ScenarioRun run = serve.run(node, cli, scenario, List.of("--spec-version", REQUIREMENTS));
+    ConformanceBatch.ScenarioRun run = batchFor(fixture).get(scenario);
     VERDICTS.computeIfAbsent(fixture, f -> new ConcurrentHashMap<>()).put(scenario, new Verdict(run.passed(), mandatory,
         run.millis(), run.successes(), run.failures().size(), run.warnings().size()));
     for (String warning : run.warnings()) {
       reporter.publishEntry("warning", warning);
     }
-    String verdict = (run.passed() ? "PASS" : "FAIL") + " " + fixture.slug + " " + scenario + " (" + run.successes()
-        + " SUCCESS, " + run.failures().size() + " FAILURE, " + run.warnings().size() + " WARNING, " + run.millis() + " ms)";
+    String verdict = fixture.slug + " " + run.verdict();
     reporter.publishEntry("result", verdict);
     if (!mandatory) {
       Assumptions.abort(verdict + (run.passed()
@@ -261,20 +256,17 @@ class ConformanceServer2026IT {
     }
     assertThat(run.checks()).as("checks reported%s", run.report()).isNotEmpty();
     assertThat(run.failures()).as("checks with status FAILURE%s", run.report()).isEmpty();
-    assertThat(run.exit()).as("conformance CLI exit code%s", run.report()).isZero();
   }
 
-  /** One serve per fixture; the previous fixture's serve stops when the next one starts. */
-  private static synchronized ConformanceServe serveFor(Fixture fixture) throws IOException {
-    ConformanceServe serve = SERVES.get(fixture);
-    if (serve == null) {
-      for (Fixture other : List.copyOf(SERVES.keySet())) {
-        SERVES.remove(other).stop();
-      }
-      serve = ConformanceServe.start(fixture.work(), fixture.command());
-      SERVES.put(fixture, serve);
+  /** The fixture's whole scenario set, run once (serve started and stopped around it) at its first test. */
+  private static synchronized ConformanceBatch batchFor(Fixture fixture) throws IOException, InterruptedException {
+    ConformanceBatch batch = BATCHES.get(fixture);
+    if (batch == null) {
+      batch = ConformanceBatch.run(fixture.work(), fixture.command(), node, cli, List.of("--requirements", REQUIREMENTS),
+          scenarioNames());
+      BATCHES.put(fixture, batch);
     }
-    return serve;
+    return batch;
   }
 
   private static String summary() {
@@ -286,9 +278,9 @@ class ConformanceServer2026IT {
         continue;
       }
       long passed = verdicts.values().stream().filter(Verdict::passed).count();
-      long millis = verdicts.values().stream().mapToLong(Verdict::millis).sum();
-      out.append(String.format("%n%s: %d of %d scenarios pass (%d s of CLI runs)%n", fixture.slug, passed, verdicts.size(),
-          TimeUnit.MILLISECONDS.toSeconds(millis)));
+      ConformanceBatch batch = BATCHES.get(fixture);
+      out.append(String.format("%n%s: %d of %d scenarios pass (one CLI run, %d s)%n", fixture.slug, passed, verdicts.size(),
+          batch == null ? 0 : TimeUnit.MILLISECONDS.toSeconds(batch.millis)));
       out.append(String.format("  %-50s %-6s %-9s %8s  %s%n", "scenario", "result", "expected", "ms", "checks S/F/W"));
       for (String scenario : scenarioNamesOrEmpty()) {
         Verdict v = verdicts.get(scenario);

@@ -6,9 +6,10 @@ import dev.mcpstdio.testing.NodePeers;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.TestReporter;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -25,35 +26,40 @@ import org.junit.jupiter.params.provider.MethodSource;
  * learns the 2026 one ({@link ConformanceServer2026IT}).
  *
  * <p>The scenarios are each suite's own list for the spec version ({@code list --server
- * --spec-version 2025-11-25}), pending ones included. A scenario passes when the CLI exits 0 and
- * no check is a FAILURE; WARNING checks (SHOULD-level advice) are reported on stderr and as test
- * report entries, and fail the test only with {@code -Dconformance.failOnWarning=true}.
+ * --spec-version 2025-11-25}), pending ones included. Each suite runs them all in one CLI run
+ * against one serve ({@code server --suite all --spec-version 2025-11-25}, {@link
+ * ConformanceBatch}), at the suite's first test; each scenario is then a test of its own, judged
+ * from its {@code checks.json}: it passes when it reported checks and none is a FAILURE; WARNING
+ * checks (SHOULD-level advice) are reported on stderr and as test report entries, and fail the
+ * test only with {@code -Dconformance.failOnWarning=true}.
  *
  * <p>Needs Node.js, like {@link ConformanceClientIT}: the suites and, when needed, a Node 22 binary
  * are installed by {@link NodePeers}; without Node the scenarios are skipped, except under {@code
  * CI=true}.
  *
  * <p>Artifacts under {@code target/conformance/server} (0.1.16) and {@code
- * target/conformance/server-next-2025} (0.2.0-alpha.12), laid out as {@link ConformanceServe}
- * describes, each with {@code fixture-classes} (the fixture's class files, copied).
+ * target/conformance/server-next-2025} (0.2.0-alpha.12), laid out as {@link ConformanceBatch}
+ * describes ({@code summary.txt}: each scenario's verdict); the fixture's jar and start-up cache
+ * under {@code target/conformance/fixture} ({@link ConformanceFixtureJvm}).
  */
 class ConformanceServerIT {
 
   static final String SPEC_VERSION = "2025-11-25";
 
-  /** A pinned suite: its CLI, where its runs go, and the arguments every run gets. */
+  /** The CLI's options selecting the scenarios of {@link #SPEC_VERSION}, pending ones included. */
+  static final List<String> SELECT = List.of("--suite", "all", "--spec-version", SPEC_VERSION);
+
+  /** A pinned suite: its CLI and where its run goes. */
   enum Suite {
-    RELEASED("0.1.16", "target/conformance/server", List.of()),
-    NEXT("0.2.0-alpha.12", "target/conformance/server-next-2025", List.of("--spec-version", SPEC_VERSION));
+    RELEASED("0.1.16", "target/conformance/server"),
+    NEXT("0.2.0-alpha.12", "target/conformance/server-next-2025");
 
     final String version;
     final Path work;
-    final List<String> runArgs;
 
-    Suite(String version, String work, List<String> runArgs) {
+    Suite(String version, String work) {
       this.version = version;
       this.work = NodePeers.basedir().resolve(work);
-      this.runArgs = runArgs;
     }
 
     Path cli() {
@@ -62,29 +68,23 @@ class ConformanceServerIT {
   }
 
   private static Path node;
-  private static final java.util.Map<Suite, ConformanceServe> SERVES = new java.util.EnumMap<>(Suite.class);
+  private static final Map<Suite, List<String>> SCENARIOS = new EnumMap<>(Suite.class);
+  private static final Map<Suite, ConformanceBatch> BATCHES = new EnumMap<>(Suite.class);
 
   @BeforeAll
   static void installNode() {
     node = NodePeers.node22();
   }
 
-  @AfterAll
-  static void stopGateways() throws IOException {
-    for (ConformanceServe serve : SERVES.values()) {
-      serve.stop();
+  /** The suite's whole scenario set, run once (serve started and stopped around it) at its first test. */
+  private static synchronized ConformanceBatch batchFor(Suite suite) throws IOException, InterruptedException {
+    ConformanceBatch batch = BATCHES.get(suite);
+    if (batch == null) {
+      batch = ConformanceBatch.run(suite.work, ConformanceFixtureJvm.command(), node, suite.cli(), SELECT,
+          SCENARIOS.get(suite));
+      BATCHES.put(suite, batch);
     }
-    SERVES.clear();
-  }
-
-  /** One serve per suite, started at its first scenario (so each suite's logs stand alone). */
-  private static ConformanceServe serveFor(Suite suite) throws IOException {
-    ConformanceServe serve = SERVES.get(suite);
-    if (serve == null) {
-      serve = ConformanceServe.start(suite.work, ConformanceServe.javaFixture(suite.work));
-      SERVES.put(suite, serve);
-    }
-    return serve;
+    return batch;
   }
 
   /** Each suite's server scenarios for {@link #SPEC_VERSION}, as its CLI lists them. */
@@ -95,6 +95,7 @@ class ConformanceServerIT {
           List.of("--server", "--spec-version", SPEC_VERSION), "Server scenarios", suite.work.resolve("list.log"));
       assertThat(scenarios).as("server scenarios listed by conformance %s", suite.version)
           .contains("server-initialize", "tools-call-with-progress", "dns-rebinding-protection");
+      SCENARIOS.put(suite, List.copyOf(scenarios));
       scenarios.forEach(s -> all.add(Arguments.of(suite, s)));
     }
     return all.stream();
@@ -103,17 +104,14 @@ class ConformanceServerIT {
   @ParameterizedTest(name = "{0} {1}")
   @MethodSource("scenarios")
   void serverScenarioPassesThroughTheGateway(Suite suite, String scenario, TestReporter reporter) throws Exception {
-    ConformanceServe serve = serveFor(suite);
-    assertThat(serve.alive()).as("serve is running; its log:\n%s", serve.logTail()).isTrue();
-
-    ConformanceServe.ScenarioRun run = serve.run(node, suite.cli(), scenario, suite.runArgs);
+    ConformanceBatch.ScenarioRun run = batchFor(suite).get(scenario);
     for (String warning : run.warnings()) {
       System.err.println("[conformance] " + scenario + ": " + warning);
       reporter.publishEntry("warning", warning);
     }
+    reporter.publishEntry("result", run.verdict());
     assertThat(run.checks()).as("checks reported%s", run.report()).isNotEmpty();
     assertThat(run.failures()).as("checks with status FAILURE%s", run.report()).isEmpty();
-    assertThat(run.exit()).as("conformance CLI exit code%s", run.report()).isZero();
     if (Boolean.getBoolean("conformance.failOnWarning")) {
       assertThat(run.warnings()).as("checks with status WARNING (-Dconformance.failOnWarning=true)%s", run.report())
           .isEmpty();
