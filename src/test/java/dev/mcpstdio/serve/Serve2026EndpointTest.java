@@ -30,6 +30,10 @@ class Serve2026EndpointTest {
         case "$line" in
           *'"method":"notifications/'*) ;;
           *'"method":"tools/list"'*) printf '%s\\n' "{\\"jsonrpc\\":\\"2.0\\",\\"id\\":$id,\\"result\\":{\\"tools\\":[{\\"name\\":\\"echo\\",\\"inputSchema\\":{\\"type\\":\\"object\\"}}]}}" ;;
+          *'"method":"tools/call"'*'"name":"change"'*)
+            printf '%s\\n' '{"jsonrpc":"2.0","method":"notifications/prompts/list_changed"}'
+            printf '%s\\n' '{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}'
+            printf '%s\\n' "{\\"jsonrpc\\":\\"2.0\\",\\"id\\":$id,\\"result\\":{\\"content\\":[]}}" ;;
           *'"method":"tools/call"'*'"name":"ask"'*)
             printf '%s\\n' '{"jsonrpc":"2.0","id":"srv-1","method":"sampling/createMessage","params":{"messages":[],"maxTokens":5}}'
             read -r refused
@@ -162,6 +166,38 @@ class Serve2026EndpointTest {
         "Mcp-Name", "ask");
     assertThat(r.statusCode()).isEqualTo(400);
     assertThat(r.body()).contains("\"id\":17", "\"code\":-32021", "\"requiredCapabilities\":{\"sampling\":{}}");
+  }
+
+  @Test
+  void aListenStreamIsAcknowledgedFirstAndCarriesOnlyWhatItsFilterAsksForTaggedWithItsId() throws Exception {
+    String listen = "{\"jsonrpc\":\"2.0\",\"id\":\"L1\",\"method\":\"subscriptions/listen\",\"params\":{\"notifications\":"
+        + "{\"toolsListChanged\":true},\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
+        + "\"io.modelcontextprotocol/clientCapabilities\":{}}}}";
+    java.net.http.HttpRequest r = serve.request(null).header("Content-Type", "application/json")
+        .header("Accept", "text/event-stream").header("MCP-Protocol-Version", "2026-07-28")
+        .header("Mcp-Method", "subscriptions/listen").POST(java.net.http.HttpRequest.BodyPublishers.ofString(listen)).build();
+    HttpResponse<java.util.stream.Stream<String>> stream = serve.http.send(r, HttpResponse.BodyHandlers.ofLines());
+    assertThat(stream.statusCode()).isEqualTo(200);
+    java.util.Iterator<String> lines = stream.body().iterator();
+    assertThat(ServeHarness.nextEvent(lines)).isEqualTo("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/subscriptions/acknowledged\","
+        + "\"params\":{\"notifications\":{\"toolsListChanged\":true},\"_meta\":{\"io.modelcontextprotocol/subscriptionId\":\"L1\"}}}");
+    // the child sends a prompts change (not asked for), then a tools change: only the second comes
+    assertThat(post(request(18, "tools/call", "\"name\":\"change\",\"arguments\":{}"), "tools/call", false, "Mcp-Name", "change")
+        .statusCode()).isEqualTo(200);
+    assertThat(ServeHarness.nextEvent(lines)).isEqualTo("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\","
+        + "\"params\":{\"_meta\":{\"io.modelcontextprotocol/subscriptionId\":\"L1\"}}}");
+    stream.body().close();
+  }
+
+  @Test
+  void aListenThatDoesNotAcceptAnEventStreamIs406() throws Exception {
+    String listen = request("\"L2\"", "subscriptions/listen", null);
+    HttpResponse<String> r = serve.http.send(serve.request(null).header("Content-Type", "application/json")
+        .header("Accept", "application/json").header("MCP-Protocol-Version", "2026-07-28")
+        .header("Mcp-Method", "subscriptions/listen").POST(java.net.http.HttpRequest.BodyPublishers.ofString(listen)).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertThat(r.statusCode()).isEqualTo(406);
+    assertThat(r.body()).contains("\"id\":\"L2\"", "-32600");
   }
 
   @Test

@@ -201,7 +201,7 @@ public final class ChildPool implements AutoCloseable {
    * so the ladder knows their {@code x-mcp-header} annotations; the child is ready when the list
    * ends, or an error, or the last page allowed, whichever comes first.
    */
-  private static void listTools(PooledChild child, String cursorJson, int page) {
+  static void listTools(PooledChild child, String cursorJson, int page) {
     boolean sent = child.request("tools/list", cursorJson == null ? null : "{\"cursor\":" + cursorJson + "}", answer -> {
       if (answer.result() == null) {
         child.ready.complete(null);

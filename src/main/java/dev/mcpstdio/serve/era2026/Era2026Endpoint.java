@@ -69,6 +69,7 @@ public final class Era2026Endpoint implements AutoCloseable {
   private final long keepAliveMillis;
 
   private final ChildPool pool;
+  private final ListenHub listens;
   private final IdSpace ids;
   private final Duration backendTimeout;
   private final long cacheTtlMs;
@@ -82,6 +83,7 @@ public final class Era2026Endpoint implements AutoCloseable {
    */
   public Era2026Endpoint(ChildPool.Settings pool, Duration backendTimeout, Duration keepAlive, long cacheTtlMs, Log log) {
     this.pool = new ChildPool(pool, log, new ChildEvents(), "{}");
+    this.listens = new ListenHub(keepAlive.toMillis(), log);
     this.ids = new IdSpace();
     this.backendTimeout = backendTimeout;
     this.keepAliveMillis = keepAlive.toMillis();
@@ -135,6 +137,8 @@ public final class Era2026Endpoint implements AutoCloseable {
       }
       if (request.method().equals(McpMethods.SERVER_DISCOVER)) {
         Replies.json(response, callback, 200, discover(request, child));
+      } else if (request.method().equals(McpMethods.SUBSCRIPTIONS_LISTEN)) {
+        listens.serve(request, child, accept, response, callback);
       } else {
         forward(request, passed.clientCapabilities().text(request.bytes()), child, accept, response, callback);
       }
@@ -355,9 +359,13 @@ public final class Era2026Endpoint implements AutoCloseable {
     return Json.string(bytes, Json.field(bytes, meta, key));
   }
 
-  /** Closes every pooled child. */
+  /** How long the shutdown waits for the listen streams' graceful ends to be written. */
+  static final long LISTEN_DRAIN_MILLIS = 2_000;
+
+  /** Ends every listen stream gracefully (at most {@link #LISTEN_DRAIN_MILLIS}), then closes every pooled child. */
   @Override
   public void close() throws InterruptedException {
+    listens.close(LISTEN_DRAIN_MILLIS);
     pool.close();
   }
 
@@ -365,7 +373,15 @@ public final class Era2026Endpoint implements AutoCloseable {
   private final class ChildEvents implements PooledChild.Events {
     @Override
     public void notification(PooledChild child, JsonRpcMessage.Notification notification) {
-      // no listen stream takes it yet
+      if (notification.method().equals(McpMethods.TOOLS_LIST_CHANGED)) {
+        ChildPool.listTools(child, null, 0); // the ladder's rung 2d learns the new annotations
+      }
+      listens.deliver(child, notification);
+    }
+
+    @Override
+    public void died(PooledChild child) {
+      listens.childDied(child);
     }
 
     /**

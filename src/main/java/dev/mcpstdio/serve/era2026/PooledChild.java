@@ -40,6 +40,9 @@ final class PooledChild implements ChildProcess.Listener {
 
     /** The child asks its client something (elicitation, sampling, roots) during {@code during}, or null. */
     void request(PooledChild child, JsonRpcMessage.Request request, Call during);
+
+    /** The child's stdout closed: it is dead. */
+    default void died(PooledChild child) {}
   }
 
   /** One request of a 2026-era client in flight on this child, under the gateway's id. */
@@ -96,6 +99,8 @@ final class PooledChild implements ChildProcess.Listener {
   final CompletableFuture<byte[]> initialized = new CompletableFuture<>();
   /** Initialized, and its tools listed when it has any (so rung 2d knows them from the first call). */
   final CompletableFuture<Void> ready = new CompletableFuture<>();
+  /** How many listen streams want each resource URI's updates: the child is subscribed while above 0. */
+  final Map<String, Integer> subscriptions = new ConcurrentHashMap<>();
   /** The annotations of its tools. */
   final ToolIndex tools = new ToolIndex();
   /** The gateway's own requests to the child (its tools listing), by id: what to do with each answer. */
@@ -333,5 +338,6 @@ final class PooledChild implements ChildProcess.Listener {
     for (Call c : calls.values()) {
       c.answer.complete(null); // null: no answer, the child is gone
     }
+    events.died(this);
   }
 }

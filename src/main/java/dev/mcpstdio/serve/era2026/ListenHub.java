@@ -1,0 +1,219 @@
+package dev.mcpstdio.serve.era2026;
+
+import dev.mcpstdio.jsonrpc.ErrorCodes;
+import dev.mcpstdio.jsonrpc.Json;
+import dev.mcpstdio.jsonrpc.JsonRpcId;
+import dev.mcpstdio.jsonrpc.JsonRpcMessage.Notification;
+import dev.mcpstdio.jsonrpc.JsonRpcMessage.Request;
+import dev.mcpstdio.serve.http.EventStream;
+import dev.mcpstdio.serve.http.Replies;
+import dev.mcpstdio.stdio.Log;
+import java.io.IOException;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
+
+/**
+ * {@code subscriptions/listen} for 2025-era children, served by the gateway (mcp-stdio.md 4.7;
+ * spec.md 5.10): the child knows nothing of listen streams; the gateway keeps them, each attached
+ * to one pooled child of the principal, and hands each one the child's notifications its filter
+ * asks for, tagged with its {@code subscriptionId} (the listen request's id, verbatim).
+ *
+ * <p>Order, race-free: the stream is attached to the child first (so nothing the child says after
+ * this point is missed), the response opens, the first frame is the acknowledgement with the
+ * honoured filter, then {@code resources/subscribe} is driven on the child for the honoured URIs
+ * (reference-counted per child: the first listener of a URI subscribes, the last unsubscribes),
+ * then the stream carries what comes, with a keep-alive comment after each quiet interval (also
+ * how a client that left is noticed). A stream holds its child: the pool never evicts a child with
+ * a listener. {@code notifications/message} never goes on a listen stream.
+ *
+ * <p>Endings: the gateway's shutdown writes the graceful terminal result and closes; the child's
+ * death or a client that does not read ({@link #QUEUE} notifications waiting) closes the stream
+ * abruptly (the client reconnects); the client closing it detaches it. Bounds: {@link
+ * #PER_CHILD} streams per pooled child (503 before the ack past it), {@link #QUEUE} waiting
+ * notifications per stream, {@link ListenFilter#MAX_URIS} URIs per stream.
+ */
+final class ListenHub {
+
+  /** Listen streams per pooled child. */
+  static final int PER_CHILD = 4;
+
+  /** Notifications waiting for one stream's client. */
+  static final int QUEUE = 1024;
+
+  /** A stream that is ending for the gateway's shutdown. */
+  private static final byte[] SHUTDOWN = new byte[0];
+
+  /** A stream whose child died, or whose client does not read: it ends abruptly. */
+  private static final byte[] ABRUPT = new byte[0];
+
+  private final long keepAliveMillis;
+  private final Log log;
+  private final Set<Listener> listeners = ConcurrentHashMap.newKeySet();
+  private volatile boolean closing;
+
+  ListenHub(long keepAliveMillis, Log log) {
+    this.keepAliveMillis = keepAliveMillis;
+    this.log = log;
+  }
+
+  /** One open listen stream. */
+  private static final class Listener {
+    final PooledChild child;
+    final JsonRpcId id;
+    final ListenFilter filter;
+    final BlockingQueue<byte[]> queue = new ArrayBlockingQueue<>(QUEUE);
+    volatile boolean overflowed;
+
+    Listener(PooledChild child, JsonRpcId id, ListenFilter filter) {
+      this.child = child;
+      this.id = id;
+      this.filter = filter;
+    }
+  }
+
+  /** Serves the listen request {@code listen} on {@code child} (held by the caller for as long as this runs). */
+  void serve(Request listen, PooledChild child, List<String> accept, Response response, Callback callback)
+      throws InterruptedException {
+    if (!AcceptRanges.accepts(accept, AcceptRanges.EVENT_STREAM)) {
+      Replies.error(response, callback, 406, listen.id(), ErrorCodes.INVALID_REQUEST,
+          "subscriptions/listen answers with an event stream: accept text/event-stream");
+      return;
+    }
+    ListenFilter filter;
+    switch (ListenFilter.parse(listen, Discover.childSubscribes(child.initialized.join(), whole(child.initialized.join())))) {
+      case ListenFilter.Invalid invalid -> {
+        Replies.error(response, callback, 400, listen.id(), invalid.code(), invalid.message());
+        return;
+      }
+      case ListenFilter.Honoured honoured -> filter = honoured.filter();
+    }
+    Listener listener = new Listener(child, listen.id(), filter);
+    if (!attach(listener)) {
+      Replies.error(response, callback, 503, listen.id(), ErrorCodes.INTERNAL_ERROR,
+          "too many listen streams on this server's child (" + PER_CHILD + "); close one first");
+      return;
+    }
+    EventStream events = new EventStream(response);
+    try {
+      events.open();
+      events.message(filter.ack(listen.id()));
+      subscribe(child, filter.uris());
+      pump(listener, events);
+      callback.succeeded();
+    } catch (IOException e) {
+      log.debug("a listen stream's client left");
+      callback.failed(e);
+    } finally {
+      detach(listener);
+      unsubscribe(child, filter.uris());
+    }
+  }
+
+  /** Attaches {@code listener} within its child's cap; false past it. */
+  private synchronized boolean attach(Listener listener) {
+    if (closing) {
+      return false;
+    }
+    long onChild = listeners.stream().filter(l -> l.child == listener.child).count();
+    if (onChild >= PER_CHILD) {
+      return false;
+    }
+    listeners.add(listener);
+    return true;
+  }
+
+  private synchronized void detach(Listener listener) {
+    listeners.remove(listener);
+    notifyAll(); // close() may be waiting for the last one
+  }
+
+  private void pump(Listener listener, EventStream events) throws IOException, InterruptedException {
+    while (true) {
+      byte[] frame = listener.queue.poll(keepAliveMillis, TimeUnit.MILLISECONDS);
+      if (frame == SHUTDOWN) {
+        events.last(ListenFilter.terminal(listener.id), null);
+        return;
+      }
+      if (frame == ABRUPT || listener.overflowed || listener.child.dead()) {
+        events.close(); // abrupt: the client reconnects and lists what it missed
+        return;
+      }
+      if (frame != null) {
+        events.message(frame);
+      } else {
+        events.keepAlive();
+      }
+    }
+  }
+
+  /** A notification from {@code child} that no call took: to every stream on it whose filter wants it. */
+  void deliver(PooledChild child, Notification notification) {
+    for (Listener l : listeners) {
+      if (l.child == child && l.filter.matches(notification)) {
+        if (!l.queue.offer(ListenFilter.tag(notification, l.id))) {
+          l.overflowed = true; // seen at the next poll, which the full queue answers at once
+          child.childLog.warn("a listen stream's client is not reading (" + QUEUE + " notifications waiting); closing it");
+        }
+      }
+    }
+  }
+
+  /** The child died: its streams end (abruptly, at their next poll). */
+  void childDied(PooledChild child) {
+    for (Listener l : listeners) {
+      if (l.child == child) {
+        l.overflowed = true;
+        l.queue.offer(ABRUPT);
+      }
+    }
+  }
+
+  private static void subscribe(PooledChild child, List<String> uris) {
+    if (uris != null) {
+      for (String uri : uris) {
+        if (child.subscriptions.merge(uri, 1, Integer::sum) == 1) {
+          child.request("resources/subscribe", "{\"uri\":" + Json.quote(uri) + "}", answer -> {});
+        }
+      }
+    }
+  }
+
+  private static void unsubscribe(PooledChild child, List<String> uris) {
+    if (uris != null) {
+      for (String uri : uris) {
+        if (child.subscriptions.merge(uri, -1, (a, b) -> a + b <= 0 ? null : a + b) == null) {
+          child.request("resources/unsubscribe", "{\"uri\":" + Json.quote(uri) + "}", answer -> {});
+        }
+      }
+    }
+  }
+
+  /**
+   * Ends every stream gracefully (the terminal result) and waits for them to be written, at most
+   * {@code waitMillis}; no new stream is attached from here on.
+   */
+  void close(long waitMillis) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMillis);
+    synchronized (this) {
+      closing = true;
+      for (Listener l : listeners) {
+        l.queue.clear();
+        l.queue.offer(SHUTDOWN);
+      }
+      long left;
+      while (!listeners.isEmpty() && (left = deadline - System.nanoTime()) > 0) {
+        TimeUnit.NANOSECONDS.timedWait(this, left);
+      }
+    }
+  }
+
+  private static dev.mcpstdio.jsonrpc.JsonSpan whole(byte[] bytes) {
+    return new dev.mcpstdio.jsonrpc.JsonSpan(0, bytes.length);
+  }
+}
