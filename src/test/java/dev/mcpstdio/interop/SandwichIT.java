@@ -50,9 +50,12 @@ class SandwichIT {
     return ((McpSchema.TextContent) result.content().getFirst()).text();
   }
 
+  /** The 2025 era end to end: serve speaks both eras, so the relay's default (auto) would pick the 2026 era. */
+  private static final String[] ERA_2025 = {"--protocol-era", "legacy"};
+
   @Test
   void aHostReachesTheDemoThroughRelayAndServe() {
-    try (RelayHost host = RelayHost.spawn(url)) {
+    try (RelayHost host = RelayHost.spawn(url, ERA_2025)) {
       McpSchema.InitializeResult init = host.client.initialize();
       assertThat(init.serverInfo().name()).isEqualTo("mcp-stdio-demo");
       assertThat(host.client.listTools().tools()).extracting(McpSchema.Tool::name)
@@ -80,7 +83,7 @@ class SandwichIT {
 
   @Test
   void whenTheHostLeavesTheRelayEndsTheSessionAndServeEndsTheChild() {
-    RelayHost host = RelayHost.spawn(url);
+    RelayHost host = RelayHost.spawn(url, ERA_2025);
     host.client.initialize();
     // this host's session is the newest one serve started
     String started = serve.stderr.snapshot().stream().filter(l -> l.contains("] started ")).reduce((a, b) -> b).orElseThrow();

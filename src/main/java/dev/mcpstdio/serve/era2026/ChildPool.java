@@ -166,31 +166,102 @@ public final class ChildPool implements AutoCloseable {
     child.unhold();
   }
 
-  /** Spawns {@code child}'s process and starts its handshake (initialize, then notifications/initialized). */
+  /** How long a fresh child may take to answer the gateway's {@code server/discover} probe. */
+  static final java.time.Duration PROBE_TIMEOUT = java.time.Duration.ofSeconds(10);
+
+  /** The {@code _meta} of the gateway's own 2026-era requests to a 2026-era child. */
+  static final String GATEWAY_META = "{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
+      + "\"io.modelcontextprotocol/clientCapabilities\":{},\"io.modelcontextprotocol/clientInfo\":" + CLIENT_INFO + "}";
+
+  /**
+   * The era of the command's children: null until the first child was probed; the command is the
+   * same for every child of the pool, so the probe runs once per pool (not once per child: a
+   * 2025-era child would otherwise cost two spawns each time).
+   */
+  private volatile Boolean era2026Children;
+
+  /**
+   * Spawns {@code child}'s process: the first one is probed ({@link ChildProbe}); a 2026-era child
+   * is ready at once (its discover result kept, a listen of the gateway's own opened on it so list
+   * changes reach the listen hub), a 2025-era one gets the handshake (initialize, then
+   * notifications/initialized, then the gateway lists its tools).
+   */
   private void start(PooledChild child) {
-    JsonRpcId handshake = JsonRpcId.relayOwned(HANDSHAKE_ID_PREFIX + child.serial);
     try {
-      ChildProcess process = ChildProcess.start(settings.child(), settings.maxLineBytes(), child.childLog, settings.ladder(), child);
-      child.attach(process, handshake);
-      log.info("pool: started " + settings.child().argv().getFirst() + " (pid " + process.pid() + ") for 2026-era requests");
-      byte[] init = ("{\"jsonrpc\":\"2.0\",\"id\":" + handshake.json() + ",\"method\":\"initialize\",\"params\":{"
-          + "\"protocolVersion\":\"2025-11-25\",\"capabilities\":" + new String(capabilities, StandardCharsets.UTF_8)
-          + ",\"clientInfo\":" + CLIENT_INFO + "}}").getBytes(StandardCharsets.UTF_8);
-      if (!child.send(init)) {
-        child.initialized.completeExceptionally(new IllegalStateException("the server did not read its stdin"));
-      }
-      child.initialized.thenAccept(result -> {
-        child.send("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}".getBytes(StandardCharsets.UTF_8));
-        if (dev.mcpstdio.jsonrpc.Json.field(result, dev.mcpstdio.jsonrpc.Json.field(result, whole(result), "capabilities"), "tools") == null) {
-          child.ready.complete(null);
-        } else {
-          listTools(child, null, 0);
+      if (era2026Children == null || era2026Children) {
+        ChildProbe probe = new ChildProbe();
+        ChildProcess process = ChildProcess.start(settings.child(), settings.maxLineBytes(), child.childLog, settings.ladder(), probe);
+        byte[] discover = ("{\"jsonrpc\":\"2.0\",\"id\":\"mcp-stdio/serve/probe/" + child.serial + "\",\"method\":\"server/discover\","
+            + "\"params\":{\"_meta\":" + GATEWAY_META + "}}").getBytes(StandardCharsets.UTF_8);
+        byte[] answer = null;
+        if (process.send(discover)) {
+          try {
+            answer = probe.answer.get(PROBE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+          } catch (TimeoutException | ExecutionException e) {
+            answer = null;
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            process.close();
+            child.initialized.completeExceptionally(e);
+            return;
+          }
         }
-      });
+        dev.mcpstdio.protocol.EraProbeVerdict verdict = ChildProbe.verdict(answer);
+        boolean first = era2026Children == null;
+        era2026Children = verdict.isEra2026();
+        if (first) {
+          log.info("pool: " + settings.child().argv().getFirst() + " is a " + (verdict.isEra2026() ? "2026" : "2025")
+              + "-era server (" + verdict.reason() + ")");
+        }
+        if (verdict.isEra2026()) {
+          child.attach(process, null);
+          child.era2026 = true;
+          probe.handOver(child);
+          log.info("pool: started " + settings.child().argv().getFirst() + " (pid " + process.pid() + "), a 2026-era server");
+          dev.mcpstdio.jsonrpc.JsonSpan result = answer == null ? null
+              : dev.mcpstdio.jsonrpc.Json.field(answer, whole(answer), "result");
+          child.initialized.complete(result == null ? "{}".getBytes(StandardCharsets.UTF_8)
+              : java.util.Arrays.copyOfRange(answer, result.start(), result.end()));
+          child.request("subscriptions/listen", "{\"notifications\":{\"toolsListChanged\":true,\"promptsListChanged\":true,"
+              + "\"resourcesListChanged\":true},\"_meta\":" + GATEWAY_META + "}", ignored -> {});
+          byte[] discovered = child.initialized.join();
+          if (dev.mcpstdio.jsonrpc.Json.field(discovered, dev.mcpstdio.jsonrpc.Json.field(discovered, whole(discovered),
+              "capabilities"), "tools") == null) {
+            child.ready.complete(null);
+          } else {
+            listTools(child, null, 0);
+          }
+          return;
+        }
+        closers.execute(process::close); // a 2025-era child starts afresh for its handshake
+      }
+      handshake2025(child);
     } catch (IOException | RuntimeException e) {
       log.error("pool: could not start " + settings.child().argv().getFirst() + ": " + e.getMessage());
       child.initialized.completeExceptionally(e);
+      child.ready.completeExceptionally(e);
     }
+  }
+
+  private void handshake2025(PooledChild child) throws IOException {
+    JsonRpcId handshake = JsonRpcId.relayOwned(HANDSHAKE_ID_PREFIX + child.serial);
+    ChildProcess process = ChildProcess.start(settings.child(), settings.maxLineBytes(), child.childLog, settings.ladder(), child);
+    child.attach(process, handshake);
+    log.info("pool: started " + settings.child().argv().getFirst() + " (pid " + process.pid() + ") for 2026-era requests");
+    byte[] init = ("{\"jsonrpc\":\"2.0\",\"id\":" + handshake.json() + ",\"method\":\"initialize\",\"params\":{"
+        + "\"protocolVersion\":\"2025-11-25\",\"capabilities\":" + new String(capabilities, StandardCharsets.UTF_8)
+        + ",\"clientInfo\":" + CLIENT_INFO + "}}").getBytes(StandardCharsets.UTF_8);
+    if (!child.send(init)) {
+      child.initialized.completeExceptionally(new IllegalStateException("the server did not read its stdin"));
+    }
+    child.initialized.thenAccept(result -> {
+      child.send("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}".getBytes(StandardCharsets.UTF_8));
+      if (dev.mcpstdio.jsonrpc.Json.field(result, dev.mcpstdio.jsonrpc.Json.field(result, whole(result), "capabilities"), "tools") == null) {
+        child.ready.complete(null);
+      } else {
+        listTools(child, null, 0);
+      }
+    });
   }
 
   /** Pages of a child's tool list the gateway reads after the handshake, at most. */
@@ -202,7 +273,10 @@ public final class ChildPool implements AutoCloseable {
    * ends, or an error, or the last page allowed, whichever comes first.
    */
   static void listTools(PooledChild child, String cursorJson, int page) {
-    boolean sent = child.request("tools/list", cursorJson == null ? null : "{\"cursor\":" + cursorJson + "}", answer -> {
+    String meta = child.era2026 ? "\"_meta\":" + GATEWAY_META : null;
+    String params = cursorJson == null ? (meta == null ? null : "{" + meta + "}")
+        : "{\"cursor\":" + cursorJson + (meta == null ? "" : "," + meta) + "}";
+    boolean sent = child.request("tools/list", params, answer -> {
       if (answer.result() == null) {
         child.ready.complete(null);
         return;

@@ -37,6 +37,11 @@ import org.eclipse.jetty.util.Callback;
  * stream gets its progress (under its own token) and, when it asked with {@code logLevel}, its log
  * messages at or above that level, before the answer; otherwise the answer alone, as JSON.
  *
+ * <p>A 2026-era child (the pool's probe found one) answers for itself: its requests pass through
+ * with only the id and progress token the gateway's, {@code server/discover} included, and its
+ * answers come back re-keyed but unstamped, -32601 with 404 and the era's -32020..-32022 with 400;
+ * MRTR, {@code requestState} and capability errors are its own.
+ *
  * <p>Notifications are answered 202 and go nowhere: the 2026 era cancels by closing the
  * response stream, which this endpoint turns into {@code notifications/cancelled} for the child
  * under the gateway's id; nothing more is sent for that call.
@@ -135,7 +140,7 @@ public final class Era2026Endpoint implements AutoCloseable {
         Replies.json(response, callback, rejection.httpStatus(), rejection.body(request.id())); // rung 2d
         return;
       }
-      if (request.method().equals(McpMethods.SERVER_DISCOVER)) {
+      if (request.method().equals(McpMethods.SERVER_DISCOVER) && !child.era2026) {
         Replies.json(response, callback, 200, discover(request, child));
       } else if (request.method().equals(McpMethods.SUBSCRIPTIONS_LISTEN)) {
         listens.serve(request, child, accept, response, callback);
@@ -328,6 +333,9 @@ public final class Era2026Endpoint implements AutoCloseable {
       return new ResultStamp.Stamped(answer, call.gatewayStatus); // the gateway's own error, already the client's
     }
     try {
+      if (child.era2026 && JsonRpcCodec.parse(answer) instanceof JsonRpcMessage.Response r) {
+        return ResultStamp.rekeyed(r, request.id()); // a 2026-era child's answer is its own: only the id is the client's
+      }
       if (JsonRpcCodec.parse(answer) instanceof JsonRpcMessage.Response r) {
         String uri = Json.string(request.bytes(), Json.field(request.bytes(), request.params(), "uri"));
         if (request.method().equals(McpMethods.TOOLS_LIST) && r.result() != null) {

@@ -107,12 +107,19 @@ final class PooledChild implements ChildProcess.Listener {
   private final Map<JsonRpcId, Consumer<JsonRpcMessage.Response>> own = new ConcurrentHashMap<>();
   private final AtomicLong ownIds = new AtomicLong();
   private volatile JsonRpcId handshakeId;
+  /** A 2026-era server (the probe said so): requests pass through untouched but for the ids. */
+  volatile boolean era2026;
   private volatile ChildProcess process;
   private volatile boolean dead;
   private volatile String deathReason = "the server process exited";
   private volatile boolean warnedOfDrop;
 
   PooledChild(String principal, long serial, ChildLog childLog, Events events) {
+    initialized.whenComplete((result, failure) -> {
+      if (failure != null) {
+        ready.completeExceptionally(failure);
+      }
+    });
     this.principal = principal;
     this.serial = serial;
     this.childLog = childLog;

@@ -53,6 +53,25 @@ public record ResultStamp(String serverInfoJson, long ttlMs) {
    *
    * @param uri the request's {@code params.uri} (for -32002), or null
    */
+  /**
+   * A 2026-era child's answer under the client's id, every other byte as the child wrote it; the
+   * status 404 for -32601 and 400 for the era's header, capability and version errors
+   * (-32020..-32022), else 200.
+   */
+  public static Stamped rekeyed(Response child, JsonRpcId clientId) {
+    byte[] bytes = child.bytes();
+    Json.Member id = Splice.find(Json.members(bytes, Splice.whole(bytes)), "id");
+    if (id == null) {
+      throw new IllegalArgumentException("a response without an id cannot be re-keyed");
+    }
+    int status = 200;
+    if (child.isError()) {
+      int code = code(bytes, child.error());
+      status = code == ErrorCodes.METHOD_NOT_FOUND ? 404 : code <= -32020 && code >= -32022 ? 400 : 200;
+    }
+    return new Stamped(new Splice(bytes).replace(id.value(), clientId.json()).apply(), status);
+  }
+
   public Stamped apply(Response child, JsonRpcId clientId, String method, String uri) {
     byte[] bytes = child.bytes();
     Json.Member id = Splice.find(Json.members(bytes, Splice.whole(bytes)), "id");
