@@ -65,17 +65,22 @@ final class Era2026Peers {
   static ClientRun client(List<String> command, Duration timeout) {
     List<String> args = new ArrayList<>(List.of("stdio"));
     args.addAll(command);
-    return runClient(args, timeout);
+    return runClient("client.mjs", args, timeout);
   }
 
   /** Runs {@code client.mjs http <url>}: the 2026 host speaks Streamable HTTP to {@code url} itself. */
   static ClientRun clientOverHttp(String url, Duration timeout) {
-    return runClient(List.of("http", url), timeout);
+    return runClient("client.mjs", List.of("http", url), timeout);
   }
 
-  private static ClientRun runClient(List<String> args, Duration timeout) {
+  /** Runs {@code serve-client.mjs <url> <mode>}: the v2 client against serve in front of the demo ({@code pin} or {@code auto}). */
+  static ClientRun serveClient(String url, String mode, Duration timeout) {
+    return runClient("serve-client.mjs", List.of(url, mode), timeout);
+  }
+
+  private static ClientRun runClient(String script, List<String> args, Duration timeout) {
     Path folder = NodePeers.era2026();
-    List<String> command = new ArrayList<>(List.of(NodePeers.node().toString(), folder.resolve("client.mjs").toString()));
+    List<String> command = new ArrayList<>(List.of(NodePeers.node().toString(), folder.resolve(script).toString()));
     command.addAll(args);
     Path out;
     Path err;

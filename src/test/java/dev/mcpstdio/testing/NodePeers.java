@@ -62,14 +62,14 @@ public final class NodePeers {
 
   /**
    * The 2026-07-28 era peers (src/test/node/era2026: the TypeScript SDK v2 server, node adapter and
-   * client) with their dependencies installed; returns the folder holding server.mjs, client.mjs and
+   * client) with their dependencies installed; returns the folder holding server.mjs, client.mjs, serve-client.mjs and
    * the 2026-era conformance fixture (conformance-fixture.mjs, and conformance-fixture-http.mjs
    * serving it over HTTP).
    */
   public static synchronized Path era2026() {
     assumeNode();
     return install(SOURCES.resolve("era2026"), TARGET.resolve("era2026"),
-        List.of("server.mjs", "client.mjs", "conformance-fixture.mjs", "conformance-fixture-http.mjs"));
+        List.of("server.mjs", "client.mjs", "serve-client.mjs", "conformance-fixture.mjs", "conformance-fixture-http.mjs"));
   }
 
   /** The conformance suite folder with its dependencies installed. */

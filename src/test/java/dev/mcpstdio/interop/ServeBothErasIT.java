@@ -1,0 +1,100 @@
+package dev.mcpstdio.interop;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.mcpstdio.testing.JarProcess;
+import dev.mcpstdio.testing.NodePeers;
+import io.modelcontextprotocol.client.McpClient;
+import io.modelcontextprotocol.client.McpSyncClient;
+import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
+import io.modelcontextprotocol.spec.McpSchema;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * One {@code mcp-stdio serve} (the packaged jar, in front of the built-in demo, a 2025-era stdio
+ * server) answering both eras at the same time: the TypeScript SDK v2 client pinned to 2026-07-28
+ * and in its {@code auto} mode (both must end up in the 2026 era, stateless, served from the
+ * pool), and the official Java SDK client (2025-11-25, a session with its own child), all three
+ * running concurrently.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class ServeBothErasIT {
+
+  private static JarProcess serve;
+  private static String url;
+
+  @BeforeAll
+  static void startServe() {
+    NodePeers.assumeNode();
+    serve = JarProcess.start(List.of("serve", "--port", "0", "-v"));
+    String line = serve.stderr.nextMatching(l -> l.contains("serving "), Duration.ofSeconds(30));
+    Matcher m = Pattern.compile("at (http://127\\.0\\.0\\.1:\\d+/mcp) ").matcher(line);
+    assertThat(m.find()).as("serve's start line: " + line).isTrue();
+    url = m.group(1);
+  }
+
+  @AfterAll
+  static void stopServe() {
+    if (serve != null) {
+      serve.terminate();
+      assertThat(serve.awaitExit(Duration.ofSeconds(15))).as("serve's exit code after SIGTERM").isZero();
+    }
+  }
+
+  @Test
+  void twoEra2026ClientsAndAnEra2025ClientAtOnce() throws Exception {
+    // threads of their own: the common pool (one thread on two cores) is what the SDK's client needs
+    java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newThreadPerTaskExecutor(
+        Thread.ofPlatform().daemon().factory());
+    CompletableFuture<Era2026Peers.ClientRun> pinned = CompletableFuture.supplyAsync(
+        () -> Era2026Peers.serveClient(url, "pin", Duration.ofSeconds(90)), threads);
+    CompletableFuture<Era2026Peers.ClientRun> auto = CompletableFuture.supplyAsync(
+        () -> Era2026Peers.serveClient(url, "auto", Duration.ofSeconds(90)), threads);
+    CompletableFuture<List<String>> era2025 = CompletableFuture.supplyAsync(ServeBothErasIT::javaSdkSession, threads);
+
+    for (Era2026Peers.ClientRun run : List.of(pinned.get(100, TimeUnit.SECONDS), auto.get(100, TimeUnit.SECONDS))) {
+      assertThat(run.step("connect").path("protocolVersion").asString("")).as(run.toString()).isEqualTo("2026-07-28");
+      assertThat(run.step("connect").path("serverInfo").path("name").asString("")).isEqualTo("mcp-stdio-demo");
+      assertThat(run.step("tools/list").path("tools").toString()).as(run.toString()).contains("echo", "slow", "ask");
+      assertThat(run.step("echo").path("text").asString("")).as(run.toString()).isEqualTo("héllo ✓");
+      assertThat(run.step("add").path("text").asString("")).as(run.toString()).isEqualTo("42");
+      assertThat(run.step("slow").path("text").asString("")).as(run.toString()).isEqualTo("done after 3 steps");
+      assertThat(run.step("slow").path("progress").size()).as(run.toString()).isEqualTo(3);
+    }
+    assertThat(era2025.handle((answers, failure) -> failure == null ? answers : List.of("failed: " + failure
+        + "\nserve's log:\n" + String.join("\n", serve.stderr.snapshot()))).get(100, TimeUnit.SECONDS)).containsExactly("42", "done after 3 steps", "through serve");
+    assertThat(String.join("\n", serve.stderr.snapshot()))
+        .contains("is a 2025-era server") // the pool's probe of the demo's command
+        .contains("] started "); // the Java SDK client's 2025-era session
+  }
+
+  /** A 2025-era session of the Java SDK client: the answers of three calls. */
+  private static List<String> javaSdkSession() {
+    HttpClientStreamableHttpTransport transport = HttpClientStreamableHttpTransport
+        .builder(url.substring(0, url.length() - "/mcp".length())).endpoint("/mcp").build();
+    try (McpSyncClient client = McpClient.sync(transport).requestTimeout(Duration.ofSeconds(60))
+        .initializationTimeout(Duration.ofSeconds(60))
+        .clientInfo(new McpSchema.Implementation("sdk-2025", "1.0.0")).build()) {
+      McpSchema.InitializeResult init = client.initialize();
+      assertThat(init.protocolVersion()).isEqualTo("2025-11-25");
+      return List.of(text(client.callTool(new McpSchema.CallToolRequest("add", Map.of("a", 20, "b", 22)))),
+          text(client.callTool(new McpSchema.CallToolRequest("slow", Map.of("steps", 3, "delayMs", 10)))),
+          text(client.callTool(new McpSchema.CallToolRequest("echo", Map.of("text", "through serve")))));
+    }
+  }
+
+  private static String text(McpSchema.CallToolResult result) {
+    assertThat(result.isError()).isNotEqualTo(Boolean.TRUE);
+    return ((McpSchema.TextContent) result.content().getFirst()).text();
+  }
+}
