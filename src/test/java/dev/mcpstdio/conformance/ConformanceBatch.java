@@ -106,12 +106,7 @@ final class ConformanceBatch {
     try {
       serve = ConformanceServe.start(work, child);
     } catch (AssertionError e) {
-      Map<String, ScenarioRun> runs = new LinkedHashMap<>();
-      for (String scenario : scenarios) {
-        runs.put(scenario, new ScenarioRun(scenario, 0, List.of(), List.of(), List.of(),
-            "\n=== serve did not start, so no scenario ran: " + e.getMessage()));
-      }
-      return new ConformanceBatch(work, -1, 0, runs, List.of());
+      return failed(work, scenarios, "serve did not start, so no scenario ran: " + e.getMessage());
     }
     List<String> cliLines = Collections.synchronizedList(new ArrayList<>());
     List<Announcement> announced = Collections.synchronizedList(new ArrayList<>());
@@ -135,6 +130,15 @@ final class ConformanceBatch {
         serve.stderrLines(), start);
     batch.writeSummary(cli);
     return batch;
+  }
+
+  /** A batch that ran no scenario, for {@code reason}: every scenario fails with it. */
+  static ConformanceBatch failed(Path work, List<String> scenarios, String reason) {
+    Map<String, ScenarioRun> runs = new LinkedHashMap<>();
+    for (String scenario : scenarios) {
+      runs.put(scenario, new ScenarioRun(scenario, 0, List.of(), List.of(), List.of(), "\n=== " + reason));
+    }
+    return new ConformanceBatch(work, -1, 0, runs, List.of());
   }
 
   private static Process startCli(Path node, Path cli, List<String> cliArgs) throws IOException {

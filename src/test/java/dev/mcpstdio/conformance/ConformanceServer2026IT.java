@@ -262,8 +262,13 @@ class ConformanceServer2026IT {
   private static synchronized ConformanceBatch batchFor(Fixture fixture) throws IOException, InterruptedException {
     ConformanceBatch batch = BATCHES.get(fixture);
     if (batch == null) {
-      batch = ConformanceBatch.run(fixture.work(), fixture.command(), node, cli, List.of("--requirements", REQUIREMENTS),
+      try {
+        batch = ConformanceBatch.run(fixture.work(), fixture.command(), node, cli, List.of("--requirements", REQUIREMENTS),
           scenarioNames());
+      } catch (IOException | RuntimeException | AssertionError e) {
+        // kept like a result: a batch that broke is not run again for each of its scenarios
+        batch = ConformanceBatch.failed(fixture.work(), scenarioNames(), "the batch run failed: " + e);
+      }
       BATCHES.put(fixture, batch);
     }
     return batch;

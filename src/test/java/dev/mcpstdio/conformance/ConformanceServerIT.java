@@ -80,8 +80,13 @@ class ConformanceServerIT {
   private static synchronized ConformanceBatch batchFor(Suite suite) throws IOException, InterruptedException {
     ConformanceBatch batch = BATCHES.get(suite);
     if (batch == null) {
-      batch = ConformanceBatch.run(suite.work, ConformanceFixtureJvm.command(), node, suite.cli(), SELECT,
+      try {
+        batch = ConformanceBatch.run(suite.work, ConformanceFixtureJvm.command(), node, suite.cli(), SELECT,
           SCENARIOS.get(suite));
+      } catch (IOException | RuntimeException | AssertionError e) {
+        // kept like a result: a batch that broke is not run again for each of its scenarios
+        batch = ConformanceBatch.failed(suite.work, SCENARIOS.get(suite), "the batch run failed: " + e);
+      }
       BATCHES.put(suite, batch);
     }
     return batch;
