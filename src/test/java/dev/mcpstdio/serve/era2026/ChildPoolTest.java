@@ -1,0 +1,125 @@
+package dev.mcpstdio.serve.era2026;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.mcpstdio.jsonrpc.JsonRpcMessage;
+import dev.mcpstdio.process.ChildProcess;
+import dev.mcpstdio.process.ChildSpec;
+import dev.mcpstdio.stdio.Log;
+import dev.mcpstdio.stdio.Redactor;
+import dev.mcpstdio.testing.Await;
+import java.io.ByteArrayOutputStream;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The 2026 era's pool of children with real (scripted {@code sh}) 2025-era children: sharing per
+ * principal, exclusive holds growing the pool within the principal's cap, eviction only of idle
+ * children at the total cap, a dead child replaced, idle children reaped.
+ */
+class ChildPoolTest {
+
+  /** A 2025-era child: answers initialize, refuses everything else with -32601 (the probe included). */
+  static final String CHILD = """
+      while read -r line; do
+        id=$(printf '%s' "$line" | sed -n 's/^.*"id":\\("[^"]*"\\|[0-9][0-9]*\\).*$/\\1/p')
+        case "$line" in
+          *'"method":"notifications/'*) ;;
+          *'"method":"initialize"'*) printf '%s\\n' "{\\"jsonrpc\\":\\"2.0\\",\\"id\\":$id,\\"result\\":{\\"protocolVersion\\":\\"2025-11-25\\",\\"capabilities\\":{},\\"serverInfo\\":{\\"name\\":\\"pooled\\",\\"version\\":\\"1\\"}}}" ;;
+          *) printf '%s\\n' "{\\"jsonrpc\\":\\"2.0\\",\\"id\\":$id,\\"error\\":{\\"code\\":-32601,\\"message\\":\\"Method not found\\"}}" ;;
+        esac
+      done
+      """;
+
+  private static final PooledChild.Events NOTHING = new PooledChild.Events() {
+    @Override
+    public void notification(PooledChild child, JsonRpcMessage.Notification notification) {}
+
+    @Override
+    public void request(PooledChild child, JsonRpcMessage.Request request, PooledChild.Call during) {}
+  };
+
+  private ChildPool pool;
+
+  private ChildPool pool(int perPrincipal, int total, Duration idleTtl) {
+    ChildPool.Settings settings = new ChildPool.Settings(new ChildSpec(List.of("/bin/sh", "-c", CHILD)), 1 << 20,
+        new ChildProcess.Ladder(Duration.ofMillis(300), Duration.ofMillis(300)), ChildProcess.StderrLimit.DEFAULT,
+        perPrincipal, total, idleTtl, Duration.ofSeconds(20));
+    pool = new ChildPool(settings, new Log(new ByteArrayOutputStream(), Log.Level.DEBUG, new Redactor()), NOTHING, "{}");
+    return pool;
+  }
+
+  @AfterEach
+  void close() throws Exception {
+    if (pool != null) {
+      pool.close();
+    }
+  }
+
+  @Test
+  void aPrincipalsCallsShareItsChildAndPrincipalsNeverShareOne() throws Exception {
+    ChildPool p = pool(4, 8, Duration.ZERO);
+    PooledChild a1 = p.acquire("alice", false);
+    PooledChild a2 = p.acquire("alice", false);
+    PooledChild b = p.acquire("bob", false);
+    assertThat(a2).isSameAs(a1);
+    assertThat(b).isNotSameAs(a1);
+    assertThat(b.principal).isEqualTo("bob");
+    assertThat(p.size()).isEqualTo(2);
+    assertThat(a1.initialized.join()).asString().contains("\"name\":\"pooled\"");
+  }
+
+  @Test
+  void exclusiveHoldsGrowThePoolWithinThePrincipalsCapThenRefuse() throws Exception {
+    ChildPool p = pool(2, 8, Duration.ZERO);
+    PooledChild first = p.acquire("alice", true);
+    PooledChild second = p.acquire("alice", true);
+    assertThat(second).isNotSameAs(first);
+    assertThatThrownBy(() -> p.acquire("alice", true)).isInstanceOf(ChildPool.Unavailable.class)
+        .hasMessageContaining("all 2 children of this principal are busy");
+    assertThat(p.acquire("alice", false)).isIn(first, second); // a shared call still gets one
+    p.release(first, true);
+    assertThat(p.acquire("alice", true)).isSameAs(first);
+  }
+
+  @Test
+  void atTheTotalCapOnlyAnIdleChildIsEvictedAndNoneIsRefused() throws Exception {
+    ChildPool p = pool(1, 2, Duration.ZERO);
+    PooledChild alice = p.acquire("alice", false);
+    PooledChild bob = p.acquire("bob", false);
+    assertThatThrownBy(() -> p.acquire("carol", false)).isInstanceOf(ChildPool.Unavailable.class)
+        .hasMessageContaining("the pool is full (2 children, none idle)");
+    p.release(alice, false); // alice's child is idle now: it makes room
+    PooledChild carol = p.acquire("carol", false);
+    assertThat(carol).isNotSameAs(alice).isNotSameAs(bob);
+    Await.until("the evicted child to exit", Duration.ofSeconds(10), () -> !alice.process().isAlive());
+    assertThat(bob.process().isAlive()).as("the held child is never evicted").isTrue();
+    assertThat(p.size()).isEqualTo(2);
+  }
+
+  @Test
+  void aDeadChildIsReplacedOnTheNextAcquire() throws Exception {
+    ChildPool p = pool(1, 2, Duration.ZERO);
+    PooledChild first = p.acquire("alice", false);
+    p.release(first, false);
+    ProcessHandle.of(first.pid()).orElseThrow().destroyForcibly();
+    Await.until("the child to be seen dead", Duration.ofSeconds(10), first::dead);
+    PooledChild second = p.acquire("alice", false);
+    assertThat(second).isNotSameAs(first);
+    assertThat(second.dead()).isFalse();
+  }
+
+  @Test
+  void anIdleChildIsClosedAfterTheIdleTtlAndAHeldOneIsNot() throws Exception {
+    ChildPool p = pool(1, 4, Duration.ofSeconds(1));
+    PooledChild idle = p.acquire("alice", false);
+    PooledChild held = p.acquire("bob", false);
+    p.release(idle, false);
+    Await.until("the idle child to be reaped", Duration.ofSeconds(15), () -> p.size() == 1);
+    Await.until("its process to exit", Duration.ofSeconds(10), () -> !idle.process().isAlive());
+    assertThat(held.process().isAlive()).isTrue();
+  }
+}
