@@ -56,6 +56,7 @@ public final class CallbackEndpoint {
     }
     request.addIdleTimeoutListener(timeout -> false);
     EventStream events = new EventStream(response);
+    IOException failure = null;
     try {
       events.open();
       for (dev.mcpstdio.host.Callback waiting : session.callbackRegistry().waiting()) {
@@ -74,10 +75,10 @@ public final class CallbackEndpoint {
         }
       }
     } catch (IOException e) {
-      // the watcher went away
+      failure = e; // the watcher went away
     } finally {
       sessions.callbackEvents().unwatch(session.id, watcher);
-      callback.succeeded();
+      Replies.complete(callback, failure);
     }
   }
 

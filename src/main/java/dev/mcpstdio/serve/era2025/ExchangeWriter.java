@@ -62,6 +62,8 @@ final class ExchangeWriter {
       events.last(exchange.answer(outcome), null);
     } catch (IOException e) {
       session.log.debug("client left before the answer to " + exchange.id);
+      callback.failed(e);
+      return outcome;
     }
     callback.succeeded();
     return outcome;
@@ -75,6 +77,7 @@ final class ExchangeWriter {
 
   private Exchange.Outcome stream(Exchange exchange, Response response, Callback callback) throws InterruptedException {
     EventStream events = new EventStream(response);
+    IOException failure = null;
     try {
       try {
         try {
@@ -85,11 +88,12 @@ final class ExchangeWriter {
         }
         pump(exchange, events, 0);
       } catch (IOException e) {
+        failure = e;
         session.log.debug("client left the stream for " + exchange.id + "; kept for it to resume");
       }
       return await(exchange, exchange.deadlineNanos); // settled by now unless the client left early
     } finally {
-      callback.succeeded();
+      Replies.complete(callback, failure);
     }
   }
 
@@ -107,6 +111,7 @@ final class ExchangeWriter {
     int generation = takeover.generation();
     List<Exchange.Logged> missed = takeover.missed();
     EventStream events = new EventStream(response);
+    IOException failure = null;
     try {
       events.open();
       for (Exchange.Logged logged : missed) {
@@ -119,13 +124,14 @@ final class ExchangeWriter {
         pump(exchange, events, generation);
       }
     } catch (IOException e) {
+      failure = e;
       exchange.detach(generation);
       session.log.debug("client left the resumed stream for " + exchange.id);
     } finally {
       if (exchange.wasDeliveredCleanly()) {
         session.forget(exchange); // delivered: nothing left to resume (if it was lingering)
       }
-      callback.succeeded();
+      Replies.complete(callback, failure);
     }
     return true;
   }

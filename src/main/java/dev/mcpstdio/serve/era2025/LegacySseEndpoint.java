@@ -57,17 +57,19 @@ public final class LegacySseEndpoint {
         + ") for an HTTP+SSE client");
     request.addIdleTimeoutListener(timeout -> false); // keep-alives, not the idle timeout, govern
     byte[] endpoint = (config.pathPrefix() + config.messagesPath() + "?sessionId=" + session.id).getBytes(StandardCharsets.UTF_8);
+    IOException failure = null;
     try {
       session.serveStream(new EventStream(response), config.keepAlive().toMillis(), events -> {
         events.open();
         events.event("endpoint", endpoint);
       });
     } catch (IOException e) {
+      failure = e;
       session.log.debug("the HTTP+SSE client closed its stream");
     } finally {
       session.log.info("HTTP+SSE stream closed; ending the session");
       sessions.end(session, "the event stream closed");
-      callback.succeeded();
+      Replies.complete(callback, failure);
     }
   }
 

@@ -111,12 +111,14 @@ public final class McpEndpoint {
     }
     request.addIdleTimeoutListener(timeout -> false); // keep-alives, not the idle timeout, govern
     response.getHeaders().put(SESSION_HEADER, session.id);
+    IOException failure = null;
     try {
       session.serveStream(new EventStream(response), keepAliveMillis, EventStream::open);
     } catch (IOException e) {
+      failure = e;
       session.log.debug("session stream closed by the client");
     } finally {
-      callback.succeeded();
+      Replies.complete(callback, failure);
     }
   }
 

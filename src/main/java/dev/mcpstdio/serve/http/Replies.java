@@ -41,6 +41,19 @@ public final class Replies {
     response.write(true, ByteBuffer.wrap(bytes), callback);
   }
 
+  /**
+   * Completes a stream's callback as the handler contract says ({@code Routes}): failed with the
+   * write's failure when one failed (the client has gone; Jetty then aborts the connection),
+   * succeeded otherwise.
+   */
+  public static void complete(Callback callback, Throwable failure) {
+    if (failure == null) {
+      callback.succeeded();
+    } else {
+      callback.failed(failure);
+    }
+  }
+
   /** Writes {@code bytes} and waits until they are on their way; used by stream writers. */
   public static void blockingWrite(Response response, boolean last, ByteBuffer bytes) throws IOException {
     try (Blocker.Callback done = Blocker.callback()) {
