@@ -52,6 +52,11 @@ public final class ServeBenchmark {
   /** The slow calls' delay in the echo server. */
   private static final int SLOW_MS = 20;
 
+  /** The 2025 era's targets (docs/performance.md), by row. */
+  private static final Map<String, String> TARGETS = Map.of(
+      "concurrency 16, 1 session / the principal", "target ≥ 1700 calls/s; ",
+      "concurrency 64, 8 sessions", "target p99 ≤ 70 ms; ");
+
   /** What one worker's calls ask the echo server for. */
   private record Tool(String name, String arguments, boolean progress) {
     static final Tool ECHO = new Tool("echo", "", false);
@@ -118,7 +123,7 @@ public final class ServeBenchmark {
         gateways.add(b.start(launcher, node));
       }
       for (ServeBenchmark b : eras) {
-        b.rows.put("gateway idle RSS", Row.plain(b.rssKb("VmRSS") / 1024 + " MiB"));
+        b.rows.put("gateway idle RSS", Row.plain(b.rssKb("VmRSS") / 1024 + " MiB", "target ≤ 100 MiB"));
       }
       interleave(eras);
       for (ServeBenchmark b : eras) {
@@ -380,7 +385,7 @@ public final class ServeBenchmark {
   private void load(String label, List<LongFunction<HttpRequest>> callers, int concurrency) throws Exception {
     String load = loadAverage();
     Result r = measure(callers, concurrency, seconds);
-    String note = "load " + load + (r.failures > 0 ? "; " + r.failures + " failed" : "")
+    String note = (era2026 ? "" : TARGETS.getOrDefault(label, "")) + "load " + load + (r.failures > 0 ? "; " + r.failures + " failed" : "")
         + (era2026 ? "; pool children after: " + children() : "");
     rows.put(label, new Row(fmt(r.perSecond), r.perSecond, r.p50, r.p99, note));
   }
