@@ -3,6 +3,7 @@
 # dev.mcpstdio.bench.ServeBenchmark with the test classpath against `./mcp-stdio serve` in front
 # of a Node echo server. Arguments pass through, e.g.
 #   bench/serve.sh --seconds 10 --json
+#   bench/serve.sh --era both           # the 2025 and 2026 eras side by side
 set -eu
 cd "$(dirname "$0")/.."
 command -v node >/dev/null 2>&1 || { echo "bench/serve.sh needs node on PATH" >&2; exit 1; }

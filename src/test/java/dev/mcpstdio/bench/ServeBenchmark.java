@@ -12,10 +12,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongFunction;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -24,26 +28,66 @@ import java.util.regex.Pattern;
  * user starts it, in front of a small Node echo server ({@code src/test/node/echo-stdio-server.mjs}),
  * driven over loopback HTTP by clients in this JVM.
  *
- * <p>Reports the gateway's idle RSS, sessions opened per second, calls per second with p50 and p99
- * at concurrency 1, 16 and 64 over 1 and 8 sessions, and the gateway's peak RSS (children
- * excluded: they are separate processes). Run with {@code bench/serve.sh}; the figures go in
- * docs/performance.md.
+ * <p>The 2025 era ({@code --era 2025}, the default): the gateway's idle RSS, the first call (a
+ * session opened, its child started, one call), sessions opened per second, calls per second with
+ * p50 and p99 at concurrency 1, 16 and 64 over 1 and 8 sessions, slow calls (the echo server's
+ * {@code slow} tool) over 1 and 8 sessions, and the gateway's peak RSS (children excluded: they are
+ * separate processes).
+ *
+ * <p>The 2026 era ({@code --era 2026}): stateless requests ({@code _meta} and the routing headers on
+ * every POST, no session) from the one principal of an open endpoint: the first call (the pool's
+ * first spawn, its {@code server/discover} probe, the fresh child's handshake), calls at
+ * concurrency 1, 16 and 64, the same slow calls, with the pool's children counted after each
+ * round. {@code --era both} runs each era against a fresh gateway and prints them side by side with
+ * ratios. Clients accept event streams unless {@code --json}. Run with {@code bench/serve.sh}; the
+ * figures go in docs/performance.md.
  */
 public final class ServeBenchmark {
 
   private static final String INIT = "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
       + "\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"bench\",\"version\":\"1\"}}}";
   private static final String INITIALIZED = "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}";
+  private static final String ERA_2026 = "2026-07-28";
+
+  /** The slow calls' delay in the echo server. */
+  private static final int SLOW_MS = 20;
+
+  /** The 2025 era's targets (docs/performance.md), by row. */
+  private static final Map<String, String> TARGETS = Map.of(
+      "concurrency 16, 1 session / the principal", "target ≥ 1700 calls/s; ",
+      "concurrency 64, 8 sessions", "target p99 ≤ 70 ms; ");
+
+  /** What one worker's calls ask the echo server for. */
+  private record Tool(String name, String arguments, boolean progress) {
+    static final Tool ECHO = new Tool("echo", "", false);
+    static final Tool ECHO_WITH_PROGRESS = new Tool("echo", "", true);
+    static final Tool SLOW_OVERLAPPING = new Tool("slow", ",\"ms\":" + SLOW_MS, false);
+    static final Tool SLOW_SERIAL = new Tool("slow", ",\"ms\":" + SLOW_MS + ",\"serial\":true", false);
+  }
+
+  /** One table row: a figure (calls/s or a plain value) with its latencies where it has them. */
+  private record Row(String value, double perSecond, double p50, double p99, String note) {
+    static Row plain(String value) {
+      return plain(value, "");
+    }
+
+    static Row plain(String value, String note) {
+      return new Row(value, Double.NaN, Double.NaN, Double.NaN, note);
+    }
+  }
 
   private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
   private final boolean sse;
   private final int seconds;
-  private final List<String> rows = new ArrayList<>();
+  private final boolean era2026;
+  private final Map<String, Row> rows = new LinkedHashMap<>();
   private URI url;
+  private long servePid;
 
-  private ServeBenchmark(boolean sse, int seconds) {
+  private ServeBenchmark(boolean sse, int seconds, boolean era2026) {
     this.sse = sse;
     this.seconds = seconds;
+    this.era2026 = era2026;
   }
 
   public static void main(String[] args) throws Exception {
@@ -51,24 +95,91 @@ public final class ServeBenchmark {
     String node = "node";
     boolean sse = true;
     int seconds = 5;
+    String era = "2025";
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--launcher" -> launcher = args[++i];
         case "--node" -> node = args[++i];
         case "--json" -> sse = false;
         case "--seconds" -> seconds = Integer.parseInt(args[++i]);
+        case "--era" -> era = args[++i];
         default -> throw new IllegalArgumentException("unknown argument " + args[i]);
       }
     }
-    new ServeBenchmark(sse, seconds).run(launcher, node);
+    if (!List.of("2025", "2026", "both").contains(era)) {
+      throw new IllegalArgumentException("--era takes 2025, 2026 or both");
+    }
+    System.out.println("clients accept " + (sse ? "JSON and event streams" : "JSON only") + "; rounds of " + seconds + " s");
+    List<ServeBenchmark> eras = new ArrayList<>();
+    if (!era.equals("2026")) {
+      eras.add(new ServeBenchmark(sse, seconds, false));
+    }
+    if (!era.equals("2025")) {
+      eras.add(new ServeBenchmark(sse, seconds, true));
+    }
+    List<Process> gateways = new ArrayList<>();
+    try {
+      for (ServeBenchmark b : eras) {
+        gateways.add(b.start(launcher, node));
+      }
+      for (ServeBenchmark b : eras) {
+        b.rows.put("gateway idle RSS", Row.plain(b.rssKb("VmRSS") / 1024 + " MiB", "target ≤ 100 MiB"));
+      }
+      interleave(eras);
+      for (ServeBenchmark b : eras) {
+        b.rows.put("gateway peak RSS (VmHWM)", Row.plain(b.rssKb("VmHWM") / 1024 + " MiB"));
+      }
+    } finally {
+      for (Process serve : gateways) {
+        serve.destroy();
+        serve.waitFor(15, TimeUnit.SECONDS);
+      }
+    }
+    for (ServeBenchmark b : eras) {
+      b.print(b.era2026 ? "2026 era" : "2025 era");
+    }
+    if (eras.size() == 2) {
+      printSideBySide(eras.get(0).rows, eras.get(1).rows);
+    }
     System.exit(0);
   }
 
-  private void run(String launcher, String node) throws Exception {
+  /** One measurement, which puts its row (if any) in {@link #rows}. */
+  private interface Step {
+    void run() throws Exception;
+  }
+
+  /**
+   * Runs each era's steps in order; with both eras, a step both have runs in one era right after
+   * the other (the 2026 era's own steps follow the common step before them), so that the load of
+   * a shared machine, which drifts over a run, weighs on both figures of a ratio alike.
+   */
+  private static void interleave(List<ServeBenchmark> eras) throws Exception {
+    Map<String, Step> first = eras.getFirst().steps();
+    Map<String, Step> second = eras.size() > 1 ? eras.get(1).steps() : Map.of();
+    List<String> secondKeys = new ArrayList<>(second.keySet());
+    int next = 0;
+    for (Map.Entry<String, Step> step : first.entrySet()) {
+      step.getValue().run();
+      int at = secondKeys.indexOf(step.getKey());
+      if (at >= next) {
+        for (; next <= at || (next < secondKeys.size() && !first.containsKey(secondKeys.get(next))); next++) {
+          second.get(secondKeys.get(next)).run();
+        }
+      }
+    }
+    for (; next < secondKeys.size(); next++) {
+      second.get(secondKeys.get(next)).run();
+    }
+  }
+
+  /** Starts the gateway in front of the echo server; its URL and pid are kept. */
+  private Process start(String launcher, String node) throws Exception {
     Path child = Path.of("src/test/node/echo-stdio-server.mjs").toAbsolutePath();
     // Default logging (an access-log line per request) is part of what a user runs, so it is kept.
     Process serve = new ProcessBuilder(launcher, "serve", "--port", "0", "--max-sessions", "500",
         "--", node, child.toString()).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+    servePid = serve.pid(); // the launcher execs the JVM: this is the gateway's pid
     BufferedReader stderr = new BufferedReader(new InputStreamReader(serve.getErrorStream(), StandardCharsets.UTF_8));
     Pattern start = Pattern.compile("serving .* at (http://\\S+/mcp) ");
     for (String line; (line = stderr.readLine()) != null; ) {
@@ -82,26 +193,100 @@ public final class ServeBenchmark {
     if (url == null) {
       throw new IllegalStateException("serve exited before listening");
     }
-    Thread.ofPlatform().daemon().start(() -> stderr.lines().forEach(l -> { })); // keep its stderr drained
-    System.err.println("serve at " + url + (sse ? " (clients accept event streams)" : " (JSON replies)"));
-    try {
-      awaitHealthy();
-      row("gateway idle RSS (started, no session)", rssKb(serve.pid(), "VmRSS") / 1024 + " MiB", "", "", "≤ 100 MiB");
-      warmUp();
-      sessionsPerSecond();
-      for (int sessions : new int[] {1, 8}) {
-        for (int concurrency : new int[] {1, 16, 64}) {
-          load(sessions, concurrency);
-        }
+    Thread.ofPlatform().daemon().start(() -> { // keep its stderr drained until it exits
+      try {
+        stderr.lines().forEach(l -> { });
+      } catch (java.io.UncheckedIOException e) {
+        // the stream closed with the gateway
       }
-      row("gateway peak RSS (VmHWM)", rssKb(serve.pid(), "VmHWM") / 1024 + " MiB", "", "", "");
-    } finally {
-      serve.destroy();
-      serve.waitFor(15, TimeUnit.SECONDS);
+    });
+    System.err.println("serve at " + url + (era2026 ? ", 2026 era" : ", 2025 era"));
+    awaitHealthy();
+    return serve;
+  }
+
+  private Map<String, Step> steps() {
+    return era2026 ? steps2026() : steps2025();
+  }
+
+  private Map<String, Step> steps2025() {
+    Map<String, Step> steps = new LinkedHashMap<>();
+    steps.put("first call", () -> {
+      long t0 = System.nanoTime();
+      String first = open();
+      send(id -> post(first, call(id, Tool.ECHO)), 1);
+      rows.put("first call", Row.plain(fmt((System.nanoTime() - t0) / 1e6) + " ms",
+          "initialize (child started), initialized, one call"));
+      close(first);
+    });
+    steps.put("warm-up", () -> {
+      List<String> warm = open(4);
+      measure(callers(warm, Tool.ECHO), 16, 3);
+      closeAll(warm);
+    });
+    steps.put("sessions", this::sessionsPerSecond);
+    for (int sessions : new int[] {1, 8}) {
+      for (int concurrency : new int[] {1, 16, 64}) {
+        loadStep2025(steps, "concurrency " + concurrency + ", " + scope(sessions), sessions, Tool.ECHO, concurrency);
+      }
     }
-    System.out.println("| measure | calls/s | p50 | p99 | target |");
-    System.out.println("|---|---|---|---|---|");
-    rows.forEach(System.out::println);
+    if (sse) {
+      loadStep2025(steps, "concurrency 16, " + scope(1) + ", a progress notification first", 1, Tool.ECHO_WITH_PROGRESS, 16);
+    }
+    for (Tool slow : new Tool[] {Tool.SLOW_OVERLAPPING, Tool.SLOW_SERIAL}) {
+      for (int sessions : new int[] {1, 8}) {
+        loadStep2025(steps, slowLabel(slow) + ", concurrency 16, " + scope(sessions), sessions, slow, 16);
+      }
+    }
+    return steps;
+  }
+
+  private void loadStep2025(Map<String, Step> steps, String label, int sessions, Tool tool, int concurrency) {
+    steps.put(label, () -> {
+      List<String> open = open(sessions);
+      load(label, callers(open, tool), concurrency);
+      closeAll(open);
+    });
+  }
+
+  private Map<String, Step> steps2026() {
+    Map<String, Step> steps = new LinkedHashMap<>();
+    LongFunction<HttpRequest> echo = id -> post2026(call2026(id, Tool.ECHO), "tools/call", "echo");
+    steps.put("first call", () -> {
+      long t0 = System.nanoTime();
+      send(echo, 1);
+      rows.put("first call", Row.plain(fmt((System.nanoTime() - t0) / 1e6) + " ms",
+          "the pool's first spawn: server/discover probe (answered -32601), a fresh child's handshake, one call"));
+    });
+    steps.put("second call", () -> {
+      send(echo, 2);
+      long t1 = System.nanoTime();
+      send(echo, 3);
+      rows.put("a later single call", Row.plain(fmt((System.nanoTime() - t1) / 1e6) + " ms"));
+    });
+    steps.put("warm-up", () -> measure(List.of(echo), 16, 3));
+    for (int concurrency : new int[] {1, 16, 64}) {
+      String label = "concurrency " + concurrency + ", " + scope(1);
+      steps.put(label, () -> load(label, List.of(echo), concurrency));
+    }
+    if (sse) {
+      String label = "concurrency 16, " + scope(1) + ", a progress notification first";
+      steps.put(label, () -> load(label, List.of(id -> post2026(call2026(id, Tool.ECHO_WITH_PROGRESS), "tools/call", "echo")), 16));
+    }
+    for (Tool slow : new Tool[] {Tool.SLOW_OVERLAPPING, Tool.SLOW_SERIAL}) {
+      String label = slowLabel(slow) + ", concurrency 16, " + scope(1);
+      steps.put(label, () -> load(label, List.of(id -> post2026(call2026(id, slow), "tools/call", "slow")), 16));
+    }
+    return steps;
+  }
+
+  /** The 2025 era's rows name sessions; the 2026 era's one principal stands where one session does. */
+  private static String scope(int sessions) {
+    return sessions == 1 ? "1 session / the principal" : sessions + " sessions";
+  }
+
+  private static String slowLabel(Tool slow) {
+    return "slow calls (" + SLOW_MS + " ms" + (slow == Tool.SLOW_SERIAL ? ", one at a time per child)" : ", overlapping in the child)");
   }
 
   private void awaitHealthy() throws Exception {
@@ -121,110 +306,138 @@ public final class ServeBenchmark {
     return session;
   }
 
+  private List<String> open(int n) throws Exception {
+    List<String> sessions = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      sessions.add(open());
+    }
+    return sessions;
+  }
+
   private void close(String session) throws Exception {
     http.send(HttpRequest.newBuilder(url).header("Mcp-Session-Id", session).DELETE().build(), HttpResponse.BodyHandlers.discarding());
   }
 
-  private HttpRequest post(String session, String body) {
-    HttpRequest.Builder b = HttpRequest.newBuilder(url).timeout(Duration.ofSeconds(60))
+  private void closeAll(List<String> sessions) throws Exception {
+    for (String s : sessions) {
+      close(s);
+    }
+  }
+
+  private List<LongFunction<HttpRequest>> callers(List<String> sessions, Tool tool) {
+    return sessions.stream().<LongFunction<HttpRequest>>map(s -> id -> post(s, call(id, tool))).toList();
+  }
+
+  private HttpRequest.Builder request(String body) {
+    return HttpRequest.newBuilder(url).timeout(Duration.ofSeconds(60))
         .header("Content-Type", "application/json")
         .header("Accept", sse ? "application/json, text/event-stream" : "application/json")
         .POST(HttpRequest.BodyPublishers.ofString(body));
+  }
+
+  private HttpRequest post(String session, String body) {
+    HttpRequest.Builder b = request(body);
     if (session != null) {
       b.header("Mcp-Session-Id", session);
     }
     return b.build();
   }
 
-  private static String call(long id) {
-    return "{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"method\":\"tools/call\",\"params\":{\"name\":\"echo\",\"arguments\":{\"text\":\"hello "
-        + id + "\"}}}";
+  /** A 2026-era POST: no session, the routing headers (docs/reference.md, "The 2026 era on the endpoint"). */
+  private HttpRequest post2026(String body, String method, String name) {
+    HttpRequest.Builder b = request(body).header("MCP-Protocol-Version", ERA_2026).header("Mcp-Method", method);
+    if (name != null) {
+      b.header("Mcp-Name", name);
+    }
+    return b.build();
   }
 
-  private void warmUp() throws Exception {
-    List<String> sessions = new ArrayList<>();
-    for (int i = 0; i < 4; i++) {
-      sessions.add(open());
-    }
-    measure(sessions, 16, 3);
-    for (String s : sessions) {
-      close(s);
+  private static String call(long id, Tool tool) {
+    String meta = tool.progress() ? ",\"_meta\":{\"progressToken\":\"p" + id + "\"}" : "";
+    return "{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"method\":\"tools/call\",\"params\":{\"name\":\"" + tool.name()
+        + "\",\"arguments\":{\"text\":\"hello " + id + "\"" + tool.arguments() + "}" + meta + "}}";
+  }
+
+  private static String call2026(long id, Tool tool) {
+    String meta = ",\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"" + ERA_2026 + "\","
+        + "\"io.modelcontextprotocol/clientCapabilities\":{}" + (tool.progress() ? ",\"progressToken\":\"p" + id + "\"" : "") + "}";
+    return "{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"method\":\"tools/call\",\"params\":{\"name\":\"" + tool.name()
+        + "\",\"arguments\":{\"text\":\"hello " + id + "\"" + tool.arguments() + "}" + meta + "}}";
+  }
+
+  /** One call, checked; fails the run when it fails (the first calls are not part of a round). */
+  private void send(LongFunction<HttpRequest> caller, long id) throws Exception {
+    HttpResponse<String> r = http.send(caller.apply(id), HttpResponse.BodyHandlers.ofString());
+    if (r.statusCode() != 200 || !r.body().contains("\"hello " + id + "\"")) {
+      throw new IllegalStateException("call " + id + ": " + r.statusCode() + " " + r.body());
     }
   }
 
   private void sessionsPerSecond() throws Exception {
     int n = 40;
-    List<String> sessions = new ArrayList<>();
     long t0 = System.nanoTime();
-    for (int i = 0; i < n; i++) {
-      sessions.add(open());
-    }
+    List<String> sessions = open(n);
     double elapsed = (System.nanoTime() - t0) / 1e9;
-    for (String s : sessions) {
-      close(s);
-    }
-    row("sessions opened per second (one after another; initialize + initialized, child started)",
-        fmt(n / elapsed), "", "", "");
+    closeAll(sessions);
+    rows.put("sessions opened per second (one after another; initialize + initialized, child started)", Row.plain(fmt(n / elapsed)));
   }
 
-  private void load(int sessionCount, int concurrency) throws Exception {
-    List<String> sessions = new ArrayList<>();
-    for (int i = 0; i < sessionCount; i++) {
-      sessions.add(open());
-    }
-    Result r = measure(sessions, concurrency, seconds);
-    for (String s : sessions) {
-      close(s);
-    }
-    String target = sessionCount == 1 && concurrency == 16 ? "≥ 1700 calls/s"
-        : sessionCount == 8 && concurrency == 64 ? "p99 ≤ 70 ms" : "";
-    row("concurrency " + concurrency + ", " + sessionCount + (sessionCount == 1 ? " session" : " sessions")
-        + (r.failures > 0 ? " (" + r.failures + " failed)" : ""), fmt(r.perSecond), fmt(r.p50) + " ms", fmt(r.p99) + " ms", target);
+  private void load(String label, List<LongFunction<HttpRequest>> callers, int concurrency) throws Exception {
+    String load = loadAverage();
+    Result r = measure(callers, concurrency, seconds);
+    String note = (era2026 ? "" : TARGETS.getOrDefault(label, "")) + "load " + load + (r.failures > 0 ? "; " + r.failures + " failed" : "")
+        + (era2026 ? "; pool children after: " + children() : "");
+    rows.put(label, new Row(fmt(r.perSecond), r.perSecond, r.p50, r.p99, note));
   }
 
   private record Result(double perSecond, double p50, double p99, long failures) {}
 
-  private Result measure(List<String> sessions, int concurrency, int runSeconds) throws Exception {
-    AtomicLong ids = new AtomicLong(1);
+  /** Latencies of one worker, in milliseconds. */
+  private static final class Samples {
+    double[] values = new double[4096];
+    int count;
+
+    void add(double v) {
+      if (count == values.length) {
+        values = Arrays.copyOf(values, count * 2);
+      }
+      values[count++] = v;
+    }
+  }
+
+  /** Worker {@code w} sends its calls back to back through {@code callers.get(w % size)} for {@code runSeconds}. */
+  private Result measure(List<LongFunction<HttpRequest>> callers, int concurrency, int runSeconds) throws Exception {
+    AtomicLong ids = new AtomicLong(1_000);
     AtomicLong failures = new AtomicLong();
     long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(runSeconds);
-    List<double[]> latencies = new ArrayList<>();
+    List<Samples> latencies = new ArrayList<>();
     List<Thread> workers = new ArrayList<>();
     long t0 = System.nanoTime();
     for (int w = 0; w < concurrency; w++) {
-      String session = sessions.get(w % sessions.size());
-      double[] mine = new double[2_000_000];
-      int[] count = new int[1];
+      LongFunction<HttpRequest> caller = callers.get(w % callers.size());
+      Samples mine = new Samples();
       latencies.add(mine);
       workers.add(Thread.ofPlatform().start(() -> {
-        while (System.nanoTime() < end && count[0] < mine.length) {
+        while (System.nanoTime() < end) {
           long id = ids.getAndIncrement();
           long start = System.nanoTime();
           try {
-            HttpResponse<String> r = http.send(post(session, call(id)), HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> r = http.send(caller.apply(id), HttpResponse.BodyHandlers.ofString());
             if (r.statusCode() != 200 || !r.body().contains("\"hello " + id + "\"")) {
               failures.incrementAndGet();
             }
           } catch (IOException | InterruptedException e) {
             failures.incrementAndGet();
           }
-          mine[count[0]++] = (System.nanoTime() - start) / 1e6;
+          mine.add((System.nanoTime() - start) / 1e6);
         }
-        mine[mine.length - 1] = count[0]; // the count rides in the last slot
       }));
     }
     for (Thread t : workers) {
       t.join();
     }
     double elapsed = (System.nanoTime() - t0) / 1e9;
-    List<Double> all = new ArrayList<>();
-    for (double[] mine : latencies) {
-      int n = (int) mine[mine.length - 1];
-      for (int i = 0; i < n; i++) {
-        all.add(mine[i]);
-      }
-    }
-    double[] sorted = all.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+    double[] sorted = latencies.stream().flatMapToDouble(s -> Arrays.stream(s.values, 0, s.count)).sorted().toArray();
     return new Result(sorted.length / elapsed, percentile(sorted, 50), percentile(sorted, 99), failures.get());
   }
 
@@ -236,8 +449,14 @@ public final class ServeBenchmark {
     return sorted[Math.max(0, Math.min(sorted.length - 1, index))];
   }
 
-  private static long rssKb(long pid, String field) throws IOException {
-    for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
+  /** The gateway's children now, its process-tree watchdog shell not counted. */
+  private long children() {
+    return ProcessHandle.of(servePid).map(p -> p.children()
+        .filter(c -> !c.info().commandLine().orElse("").contains("mcp-stdio-watchdog")).count()).orElse(-1L);
+  }
+
+  private long rssKb(String field) throws IOException {
+    for (String line : Files.readAllLines(Path.of("/proc/" + servePid + "/status"))) {
       if (line.startsWith(field + ":")) {
         return Long.parseLong(line.replaceAll("[^0-9]", ""));
       }
@@ -245,8 +464,45 @@ public final class ServeBenchmark {
     return -1;
   }
 
-  private void row(String measure, String perSecond, String p50, String p99, String target) {
-    rows.add("| " + measure + " | " + perSecond + " | " + p50 + " | " + p99 + " | " + target + " |");
+  private static String loadAverage() throws IOException {
+    return Files.readString(Path.of("/proc/loadavg")).split(" ")[0];
+  }
+
+  private void print(String title) {
+    System.out.println();
+    System.out.println("### " + title);
+    System.out.println();
+    System.out.println("| measure | calls/s | p50 | p99 | note |");
+    System.out.println("|---|---|---|---|---|");
+    rows.forEach((label, r) -> System.out.println("| " + label + " | " + r.value() + " | " + ms(r.p50()) + " | " + ms(r.p99()) + " | "
+        + r.note() + " |"));
+  }
+
+  /** The rows both eras measured, with the 2026 era's calls/s and p99 as ratios of the 2025 era's. */
+  private static void printSideBySide(Map<String, Row> e2025, Map<String, Row> e2026) {
+    System.out.println();
+    System.out.println("### side by side");
+    System.out.println();
+    System.out.println("| measure | 2025 era | 2026 era | calls/s 2026/2025 | p99 2026/2025 |");
+    System.out.println("|---|---|---|---|---|");
+    e2026.forEach((label, r26) -> {
+      Row r25 = e2025.get(label);
+      if (r25 == null) {
+        return;
+      }
+      boolean timed = !Double.isNaN(r26.perSecond()) && !Double.isNaN(r25.perSecond());
+      System.out.println("| " + label + " | " + cell(r25) + " | " + cell(r26) + " | "
+          + (timed ? String.format(Locale.ROOT, "%.2fx", r26.perSecond() / r25.perSecond()) : "") + " | "
+          + (timed ? String.format(Locale.ROOT, "%.2fx", r26.p99() / r25.p99()) : "") + " |");
+    });
+  }
+
+  private static String cell(Row r) {
+    return Double.isNaN(r.perSecond()) ? r.value() : r.value() + "/s, p50 " + ms(r.p50()) + ", p99 " + ms(r.p99());
+  }
+
+  private static String ms(double v) {
+    return Double.isNaN(v) ? "" : fmt(v) + " ms";
   }
 
   private static String fmt(double v) {
