@@ -28,8 +28,10 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Bounds: at most {@link Settings#perPrincipal} children per principal and {@link
  * Settings#total} in all. A principal's requests share its children (ids are the gateway's own, so
- * they multiplex); a new child is spawned only when the principal has none, or when every one of
- * them is taken {@linkplain #acquire exclusively} and the principal is under its cap. At the total
+ * they multiplex), the least loaded ready one first; the pool grows for a principal (within both
+ * caps, one spawn at a time, in the background while the call shares a busy child) when every one
+ * of its children is busy, since a 2025-era child may serve one request at a time, and at once when
+ * the principal has none, or when every one is taken {@linkplain #acquire exclusively}. At the total
  * cap the idlest evictable child of any principal makes room; a child is evictable only when
  * nothing is in flight on it and nothing holds it (a listen stream, a parked MRTR round), so
  * eviction never cuts a call or a stream. When nothing can be evicted the request gets 503.
@@ -108,6 +110,7 @@ public final class ChildPool implements AutoCloseable {
   PooledChild acquire(String principal, boolean exclusive) throws Unavailable, InterruptedException {
     for (int attempt = 0; attempt < 3; attempt++) {
       PooledChild child;
+      PooledChild extra = null;
       boolean fresh = false;
       synchronized (this) {
         if (closed) {
@@ -117,8 +120,17 @@ public final class ChildPool implements AutoCloseable {
         mine.removeIf(c -> c.dead() && retire(c, "dead"));
         child = mine.stream()
             .filter(c -> !exclusive || !c.exclusivelyHeld())
-            .min(Comparator.comparingInt(PooledChild::load))
+            .min(Comparator.comparing((PooledChild c) -> !c.ready.isDone()).thenComparingInt(PooledChild::load))
             .orElse(null);
+        if (!exclusive && child != null && child.load() > 0 && mine.size() < settings.perPrincipal()
+            && count < settings.total() && mine.stream().allMatch(c -> c.ready.isDone())) {
+          // every child of the principal is busy: one more starts in the background, for the calls
+          // after this one (a 2025-era child may serve one request at a time); this call shares
+          extra = new PooledChild(principal, serials.incrementAndGet(),
+              new ChildLog(log.tagged("pool child " + serials.get()), settings.stderrLimit()), events);
+          mine.add(extra);
+          count++;
+        }
         if (child == null) { // none yet, or (exclusive) every one taken
           if (mine.size() >= settings.perPrincipal()) {
             throw new Unavailable("all " + settings.perPrincipal() + " children of this principal are busy with"
@@ -138,6 +150,10 @@ public final class ChildPool implements AutoCloseable {
           child.holdExclusively();
         }
       }
+      if (extra != null) {
+        PooledChild spare = extra;
+        Thread.ofVirtual().name("pool-spawn-", spare.serial).start(() -> startSpare(spare));
+      }
       if (fresh) {
         start(child);
       }
@@ -156,6 +172,24 @@ public final class ChildPool implements AutoCloseable {
       }
     }
     throw new Unavailable("the server keeps failing");
+  }
+
+  /** Starts a child the pool grew by while its principal's children were busy; removes it when it fails. */
+  private void startSpare(PooledChild spare) {
+    start(spare);
+    try {
+      if (await(spare)) {
+        return;
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    synchronized (this) {
+      List<PooledChild> mine = byPrincipal.get(spare.principal);
+      if (mine != null && mine.remove(spare)) {
+        retire(spare, "failed to start");
+      }
+    }
   }
 
   /** Gives back what {@link #acquire} held. */

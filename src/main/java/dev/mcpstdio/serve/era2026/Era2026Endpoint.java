@@ -67,6 +67,9 @@ public final class Era2026Endpoint implements AutoCloseable {
     return Json.field(bytes, new JsonSpan(0, bytes.length), name) != null;
   }
 
+  /** Put in a streamed call's queue when its answer arrives, so that its wait ends at once (compared by identity). */
+  private static final byte[] ANSWERED = new byte[0];
+
   /** Progress and log messages held for one call's slow stream. */
   static final int RELATED_QUEUE = 256;
 
@@ -171,6 +174,7 @@ public final class Era2026Endpoint implements AutoCloseable {
           a -> a.contains(AcceptRanges.EVENT_STREAM));
       BlockingQueue<byte[]> related = streaming ? new ArrayBlockingQueue<>(RELATED_QUEUE) : null;
       if (streaming) {
+        call.answer.whenComplete((answer, failure) -> related.offer(ANSWERED)); // wakes the wait at once
         call.relatedTo(line -> {
           if (!related.offer(line)) {
             child.childLog.warn("a client's stream is not read; dropped a progress or log message for it");
@@ -207,7 +211,10 @@ public final class Era2026Endpoint implements AutoCloseable {
       if (call.answer.isDone() || left <= 0) {
         break;
       }
-      byte[] line = related.poll(Math.min(left, TimeUnit.MILLISECONDS.toNanos(50)), TimeUnit.NANOSECONDS);
+      byte[] line = related.poll(Math.min(left, TimeUnit.MILLISECONDS.toNanos(keepAliveMillis)), TimeUnit.NANOSECONDS);
+      if (line == ANSWERED) {
+        break;
+      }
       try {
         if (line != null) {
           events.message(clientView(line));
@@ -222,6 +229,9 @@ public final class Era2026Endpoint implements AutoCloseable {
     }
     byte[] line; // what came before the answer goes first
     while ((line = related.poll()) != null) {
+      if (line == ANSWERED) {
+        continue;
+      }
       try {
         events.message(clientView(line));
       } catch (IOException e) {

@@ -63,13 +63,40 @@ class ChildPoolTest {
   void aPrincipalsCallsShareItsChildAndPrincipalsNeverShareOne() throws Exception {
     ChildPool p = pool(4, 8, Duration.ZERO);
     PooledChild a1 = p.acquire("alice", false);
-    PooledChild a2 = p.acquire("alice", false);
     PooledChild b = p.acquire("bob", false);
-    assertThat(a2).isSameAs(a1);
     assertThat(b).isNotSameAs(a1);
     assertThat(b.principal).isEqualTo("bob");
+    p.release(a1, false);
+    assertThat(p.acquire("alice", false)).as("an idle child is shared, not grown past").isSameAs(a1);
     assertThat(p.size()).isEqualTo(2);
     assertThat(a1.initialized.join()).asString().contains("\"name\":\"pooled\"");
+  }
+
+  @Test
+  void whenEveryChildOfAPrincipalIsBusyThePoolGrowsInTheBackgroundWithinTheCap() throws Exception {
+    ChildPool p = pool(2, 8, Duration.ZERO);
+    PooledChild first = p.acquire("alice", false);
+    PooledChild second = p.acquire("alice", false); // first is busy: a spare starts, this call shares
+    assertThat(second).isSameAs(first);
+    Await.until("the spare child to be listed", Duration.ofSeconds(15), () -> p.size() == 2);
+    java.util.concurrent.atomic.AtomicReference<PooledChild> spare = new java.util.concurrent.atomic.AtomicReference<>();
+    Await.until("a call to get the spare once it is ready", Duration.ofSeconds(15), () -> {
+      PooledChild got;
+      try {
+        got = p.acquire("alice", false);
+      } catch (ChildPool.Unavailable | InterruptedException e) {
+        throw new AssertionError(e);
+      }
+      if (got != first) {
+        spare.set(got);
+        return true;
+      }
+      p.release(got, false);
+      return false;
+    });
+    assertThat(spare.get().principal).isEqualTo("alice");
+    p.acquire("alice", false); // both busy and at the cap of 2: shares, grows no more
+    assertThat(p.size()).as("never past the principal's cap").isEqualTo(2);
   }
 
   @Test
