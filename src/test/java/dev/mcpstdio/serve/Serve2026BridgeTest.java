@@ -238,6 +238,33 @@ class Serve2026BridgeTest {
     }
   }
 
+  @Test
+  void atItsCapAPrincipalsNewBridgedCallTakesTheChildOfItsOldestParkedRound() throws Exception {
+    Path got = dir.resolve("preempted");
+    try (ServeHarness one = ServeHarness.start(ServeHarness.config(ServeHarness.sh(child(got)))
+        .withEra2026(new ServeConfig.Era2026(false, 0, Duration.ZERO, 1, 1)))) {
+      String abandoned = answer(post(one, call(31, "ask", ALL, null), "ask", false));
+      String next = answer(post(one, call(32, "ask", ALL, null), "ask", false));
+      assertThat(next).contains("\"id\":32,\"result\":{\"resultType\":\"input_required\"");
+      assertThat(Files.readString(got)).contains("\"id\":\"q1\",\"error\":{\"code\":-32000", "before its next call needed");
+      assertThat(post(one, retry(33, "ask", state(abandoned), "{\"q1\":" + ALICE + "}"), "ask", false).body())
+          .contains("\"id\":33,\"error\":{\"code\":-32602", "stale");
+      assertThat(answer(post(one, retry(34, "ask", state(next), "{\"q1\":" + ALICE + "}"), "ask", false))).contains("alice");
+    }
+  }
+
+  @Test
+  void aBridgedCallThatTakesThePrincipalsLastFreeChildStartsASpare() throws Exception {
+    try (ServeHarness fresh = ServeHarness.start(ServeHarness.config(ServeHarness.sh(child(dir.resolve("spare")))))) {
+      String parked = answer(post(fresh, call(35, "ask", ALL, null), "ask", false));
+      assertThat(parked).contains("input_required");
+      Await.until("a spare child to be started", Duration.ofSeconds(10),
+          () -> fresh.log().split("pool: started", -1).length - 1 == 2);
+      assertThat(answer(post(fresh, retry(36, "ask", state(parked), "{\"q1\":" + ALICE + "}"), "ask", false))).contains("alice");
+      assertThat(fresh.log().split("pool: started", -1).length - 1).as("no third child for a call with a free one").isEqualTo(2);
+    }
+  }
+
   private interface Io<T> {
     T get() throws Exception;
   }

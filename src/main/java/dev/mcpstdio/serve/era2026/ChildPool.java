@@ -32,7 +32,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * them is taken {@linkplain #acquire exclusively} and the principal is under its cap. At the total
  * cap the idlest evictable child of any principal makes room; a child is evictable only when
  * nothing is in flight on it and nothing holds it (a listen stream, a parked MRTR round), so
- * eviction never cuts a call or a stream. When nothing can be evicted the request gets 503.
+ * eviction never cuts a call or a stream. When nothing can be evicted the request gets 503. When
+ * an exclusive acquire takes a principal's last child not held exclusively, a spare is started
+ * (within both caps), so that the principal's next call finds a child ready.
  *
  * <p>The reaper removes dead children (their processes reaped) and, with an idle TTL, children
  * idle longer than it; a dead child met on {@link #acquire} is removed and replaced. Spawns and
@@ -60,8 +62,16 @@ public final class ChildPool implements AutoCloseable {
 
   /** No child could be had: the caps are reached and nothing can be evicted, or the child failed to start. */
   public static final class Unavailable extends Exception {
+    /** The caps are reached and every child is taken (not a failure to start). */
+    final boolean atCap;
+
     Unavailable(String message) {
+      this(message, false);
+    }
+
+    Unavailable(String message, boolean atCap) {
       super(message, null, false, false);
+      this.atCap = atCap;
     }
   }
 
@@ -108,6 +118,7 @@ public final class ChildPool implements AutoCloseable {
   PooledChild acquire(String principal, boolean exclusive) throws Unavailable, InterruptedException {
     for (int attempt = 0; attempt < 3; attempt++) {
       PooledChild child;
+      PooledChild spare = null;
       boolean fresh = false;
       synchronized (this) {
         if (closed) {
@@ -122,10 +133,10 @@ public final class ChildPool implements AutoCloseable {
         if (child == null) { // none yet, or (exclusive) every one taken
           if (mine.size() >= settings.perPrincipal()) {
             throw new Unavailable("all " + settings.perPrincipal() + " children of this principal are busy with"
-                + " calls waiting for their client's input; retry once one completes");
+                + " calls waiting for their client's input; retry once one completes", true);
           }
           if (count >= settings.total() && !evictOne()) {
-            throw new Unavailable("the pool is full (" + settings.total() + " children, none idle)");
+            throw new Unavailable("the pool is full (" + settings.total() + " children, none idle)", true);
           }
           child = new PooledChild(principal, serials.incrementAndGet(),
               new ChildLog(log.tagged("pool child " + serials.get()), settings.stderrLimit()), events);
@@ -136,10 +147,22 @@ public final class ChildPool implements AutoCloseable {
         child.hold();
         if (exclusive) {
           child.holdExclusively();
+          // --- the reverse MRTR bridge: the principal's last free child is now taken; start a spare
+          // (within the caps) so that its next call does not wait for a spawn and a handshake
+          if (mine.size() < settings.perPrincipal() && count < settings.total()
+              && mine.stream().allMatch(PooledChild::exclusivelyHeld)) {
+            spare = new PooledChild(principal, serials.incrementAndGet(),
+                new ChildLog(log.tagged("pool child " + serials.get()), settings.stderrLimit()), events);
+            mine.add(spare);
+            count++;
+          }
         }
       }
       if (fresh) {
         start(child);
+      }
+      if (spare != null) {
+        start(spare); // its handshake runs on; whoever acquires it waits for it as for any fresh child
       }
       if (await(child)) {
         return child;

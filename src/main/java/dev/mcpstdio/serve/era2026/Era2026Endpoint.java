@@ -139,11 +139,17 @@ public final class Era2026Endpoint implements AutoCloseable {
     }
     // --- end of the bridge's part
     PooledChild child;
-    try {
-      child = pool.acquire(principal, bridged);
-    } catch (ChildPool.Unavailable e) {
-      Replies.error(response, callback, 503, request.id(), ErrorCodes.INTERNAL_ERROR, "backend unavailable: " + e.getMessage());
-      return;
+    while (true) {
+      try {
+        child = pool.acquire(principal, bridged);
+        break;
+      } catch (ChildPool.Unavailable e) {
+        if (bridged && e.atCap && bridge.abandonOldest(principal)) {
+          continue; // the bridge gave up the principal's oldest parked round: its child is free (each pass frees one)
+        }
+        Replies.error(response, callback, 503, request.id(), ErrorCodes.INTERNAL_ERROR, "backend unavailable: " + e.getMessage());
+        return;
+      }
     }
     boolean parked = false;
     try {

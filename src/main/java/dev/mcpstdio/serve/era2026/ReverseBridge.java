@@ -55,7 +55,9 @@ import java.util.regex.Pattern;
  * RequestStateCodec#MAX_ROUNDS} rounds per call (past them the call fails and is cancelled); a
  * round stays parked for half the backend timeout (60 s by default), then the child gets -32000
  * and the call, its id and its child are released; at most {@link ParkedRounds#DEFAULT_CAPACITY}
- * rounds parked (fewer in practice: each holds a pooled child).
+ * rounds parked (fewer in practice: each holds a pooled child). A principal whose children all
+ * wait on parked rounds, at its cap, gives up its oldest round to a new bridged call ({@link
+ * #abandonOldest}): abandoned rounds never lock a principal out for the park's 60 s.
  */
 final class ReverseBridge implements AutoCloseable {
 
@@ -479,6 +481,18 @@ final class ReverseBridge implements AutoCloseable {
     txn.asked = Map.of();
     txn.child.cancel(txn.call.childId, why);
     finish(txn, why);
+  }
+
+  /**
+   * Gives up {@code principal}'s oldest parked round so that a new bridged call can have its child
+   * (every child of the principal waits on a parked round and the pool is at its cap): the round's
+   * questions get -32000, its call is cancelled, and a later retry of it is stale. False when the
+   * principal has no parked round.
+   */
+  boolean abandonOldest(String principal) {
+    var oldest = parked.takeOldest(txn -> txn.principal.equals(principal));
+    oldest.ifPresent(p -> abandon(p.value(), "the client did not return the requested input before its next call needed the server"));
+    return oldest.isPresent();
   }
 
   /** Rounds parked now (for tests). */
