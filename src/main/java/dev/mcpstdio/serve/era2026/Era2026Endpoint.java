@@ -38,6 +38,11 @@ import org.eclipse.jetty.util.Callback;
  * stream gets its progress (under its own token) and, when it asked with {@code logLevel}, its log
  * messages at or above that level, before the answer; otherwise the answer alone, as JSON.
  *
+ * <p>A {@code tools/call}, {@code resources/read} or {@code prompts/get} is bridged ({@link
+ * ReverseBridge}): it holds its child exclusively, the child's questions become {@code
+ * input_required} rounds, and such a call may end its HTTP exchange parked, its call still open
+ * at the child, to go on under the retry that answers the round.
+ *
  * <p>Notifications are answered 202 and go nowhere: the 2026 era cancels by closing the
  * response stream, which this endpoint turns into {@code notifications/cancelled} for the child
  * under the gateway's id; nothing more is sent for that call.
