@@ -48,6 +48,7 @@ class Serve2026BridgeTest {
             printf '%s\\n' '{"jsonrpc":"2.0","id":"q3","method":"roots/list"}'
             read -r a; read -r b; read -r c; got "$a"; got "$b"; got "$c"
             done_with "$id" "$(verdict "$a") $(verdict "$b") $(verdict "$c")" ;;
+          *'"name":"change"'*) printf '%s\n' '{"jsonrpc":"2.0","method":"notifications/prompts/list_changed"}'; done_with "$id" changed ;;
           *'"name":"rounds"'*) ask r1; read -r a; ask r2; read -r b; done_with "$id" "$(verdict "$a") $(verdict "$b")" ;;
           *) printf '{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"Method not found"}}\\n' "$id" ;;
         esac
@@ -262,6 +263,30 @@ class Serve2026BridgeTest {
           () -> fresh.log().split("pool: started", -1).length - 1 == 2);
       assertThat(answer(post(fresh, retry(36, "ask", state(parked), "{\"q1\":" + ALICE + "}"), "ask", false))).contains("alice");
       assertThat(fresh.log().split("pool: started", -1).length - 1).as("no third child for a call with a free one").isEqualTo(2);
+    }
+  }
+
+  @Test
+  void aListChangeOnAnotherChildOfThePrincipalReachesItsListenStreams() throws Exception {
+    try (ServeHarness fresh = ServeHarness.start(ServeHarness.config(ServeHarness.sh(child(dir.resolve("listen")))))) {
+      String listen = "{\"jsonrpc\":\"2.0\",\"id\":\"L\",\"method\":\"subscriptions/listen\",\"params\":{\"notifications\":"
+          + "{\"promptsListChanged\":true},\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
+          + "\"io.modelcontextprotocol/clientCapabilities\":{}}}}";
+      HttpResponse<java.util.stream.Stream<String>> stream = fresh.http.send(fresh.request(null)
+          .header("Content-Type", "application/json").header("Accept", "text/event-stream")
+          .header("MCP-Protocol-Version", "2026-07-28").header("Mcp-Method", "subscriptions/listen")
+          .POST(java.net.http.HttpRequest.BodyPublishers.ofString(listen)).build(), HttpResponse.BodyHandlers.ofLines());
+      java.util.Iterator<String> lines = stream.body().iterator();
+      assertThat(ServeHarness.nextEvent(lines)).contains("notifications/subscriptions/acknowledged");
+      String parked = answer(post(fresh, call(37, "ask", ALL, null), "ask", false)); // holds the listen's child
+      assertThat(parked).contains("input_required");
+      assertThat(answer(post(fresh, call(38, "change", ALL, null), "change", false))).contains("changed"); // on the spare
+      // the listen's child, the spare that ran the change, and the spare that call started in turn
+      assertThat(fresh.log().split("pool: started", -1).length - 1).isEqualTo(3);
+      assertThat(ServeHarness.nextEvent(lines)).isEqualTo("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/prompts/list_changed\","
+          + "\"params\":{\"_meta\":{\"io.modelcontextprotocol/subscriptionId\":\"L\"}}}");
+      stream.body().close();
+      assertThat(answer(post(fresh, retry(39, "ask", state(parked), "{\"q1\":" + ALICE + "}"), "ask", false))).contains("alice");
     }
   }
 
