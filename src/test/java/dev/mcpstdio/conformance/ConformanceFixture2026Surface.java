@@ -33,7 +33,10 @@ import reactor.util.function.Tuple3;
  * node <cli> list}, the scenario sources in the package); the answers are 2025-style text results.
  * Where a scenario needs several inputs in one round ({@link #MULTIPLE_INPUTS}), the three requests
  * are sent in one burst, every one of them written before any answer is awaited, as a 2025 server
- * that asks concurrently does; a gateway can only batch what arrives together.
+ * that asks concurrently does; a gateway can only batch what arrives together. The elicitation
+ * tool names its question's key ({@code user_name}, which the scenarios expect) in {@code
+ * _meta["dev.mcp-stdio/inputKey"]}, serve's bridge's convention for a 2025 server's keys; the
+ * others leave the key to the bridge (their request ids).
  *
  * <p>Capabilities: every request goes through the Java SDK's exchange, which refuses one the
  * client did not declare at {@code initialize}, except {@link #MISSING_CAPABILITY}, which models a
@@ -41,6 +44,9 @@ import reactor.util.function.Tuple3;
  * -32021} exists for) and so sends its {@code sampling/createMessage} unchecked.
  */
 final class ConformanceFixture2026Surface {
+
+  /** The {@code _meta} member by which a 2025-era child names its question's key in serve's bridge (ReverseBridge). */
+  static final String INPUT_KEY_META = "dev.mcp-stdio/inputKey";
 
   static final String ELICITATION = "test_input_required_result_elicitation";
   static final String SAMPLING = "test_input_required_result_sampling";
@@ -91,7 +97,9 @@ final class ConformanceFixture2026Surface {
     List<McpServerFeatures.SyncToolSpecification> tools = new ArrayList<>();
 
     tools.add(tool(ELICITATION, "Asks the user's name (elicitation) and greets them", NO_ARGS, (exchange, request) -> {
-      McpSchema.ElicitResult answer = exchange.createElicitation(form("What is your name?", "name", "string"));
+      // names its question's key as the scenario expects (serve's bridge keys by the child's request id otherwise)
+      McpSchema.ElicitResult answer = exchange.createElicitation(form("What is your name?", "name", "string",
+          Map.of(INPUT_KEY_META, "user_name")));
       return text(accepted(answer) ? "Hello, " + answer.content().get("name") + "!" : "Hello, stranger! (" + action(answer) + ")");
     }));
 
@@ -244,11 +252,16 @@ final class ConformanceFixture2026Surface {
 
   /** A form elicitation for one required property. */
   private static McpSchema.ElicitRequest form(String message, String property, String type) {
+    return form(message, property, type, null);
+  }
+
+  /** The same with the request's {@code _meta} ({@code null}: none). */
+  private static McpSchema.ElicitRequest form(String message, String property, String type, Map<String, Object> meta) {
     Map<String, Object> schema = new LinkedHashMap<>();
     schema.put("type", "object");
     schema.put("properties", Map.of(property, Map.of("type", type)));
     schema.put("required", List.of(property));
-    return McpSchema.ElicitFormRequest.builder(message, schema).build();
+    return McpSchema.ElicitFormRequest.builder(message, schema).meta(meta).build();
   }
 
   private static McpSchema.CreateMessageRequest sampling(String prompt, int maxTokens) {

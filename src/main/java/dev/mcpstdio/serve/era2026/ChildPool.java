@@ -34,7 +34,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * the principal has none, or when every one is taken {@linkplain #acquire exclusively}. At the total
  * cap the idlest evictable child of any principal makes room; a child is evictable only when
  * nothing is in flight on it and nothing holds it (a listen stream, a parked MRTR round), so
- * eviction never cuts a call or a stream. When nothing can be evicted the request gets 503.
+ * eviction never cuts a call or a stream. When nothing can be evicted the request gets 503. When
+ * an exclusive acquire takes a principal's last child not held exclusively, a spare is started
+ * (within both caps), so that the principal's next call finds a child ready.
  *
  * <p>The reaper removes dead children (their processes reaped) and, with an idle TTL, children
  * idle longer than it; a dead child met on {@link #acquire} is removed and replaced. Spawns and
@@ -62,8 +64,16 @@ public final class ChildPool implements AutoCloseable {
 
   /** No child could be had: the caps are reached and nothing can be evicted, or the child failed to start. */
   public static final class Unavailable extends Exception {
+    /** The caps are reached and every child is taken (not a failure to start). */
+    final boolean atCap;
+
     Unavailable(String message) {
+      this(message, false);
+    }
+
+    Unavailable(String message, boolean atCap) {
       super(message, null, false, false);
+      this.atCap = atCap;
     }
   }
 
@@ -110,7 +120,7 @@ public final class ChildPool implements AutoCloseable {
   PooledChild acquire(String principal, boolean exclusive) throws Unavailable, InterruptedException {
     for (int attempt = 0; attempt < 3; attempt++) {
       PooledChild child;
-      PooledChild extra = null;
+      PooledChild spare = null; // one more child, started in the background (see below)
       boolean fresh = false;
       synchronized (this) {
         if (closed) {
@@ -126,18 +136,18 @@ public final class ChildPool implements AutoCloseable {
             && count < settings.total() && mine.stream().allMatch(c -> c.ready.isDone())) {
           // every child of the principal is busy: one more starts in the background, for the calls
           // after this one (a 2025-era child may serve one request at a time); this call shares
-          extra = new PooledChild(principal, serials.incrementAndGet(),
+          spare = new PooledChild(principal, serials.incrementAndGet(),
               new ChildLog(log.tagged("pool child " + serials.get()), settings.stderrLimit()), events);
-          mine.add(extra);
+          mine.add(spare);
           count++;
         }
         if (child == null) { // none yet, or (exclusive) every one taken
           if (mine.size() >= settings.perPrincipal()) {
             throw new Unavailable("all " + settings.perPrincipal() + " children of this principal are busy with"
-                + " calls waiting for their client's input; retry once one completes");
+                + " calls waiting for their client's input; retry once one completes", true);
           }
           if (count >= settings.total() && !evictOne()) {
-            throw new Unavailable("the pool is full (" + settings.total() + " children, none idle)");
+            throw new Unavailable("the pool is full (" + settings.total() + " children, none idle)", true);
           }
           child = new PooledChild(principal, serials.incrementAndGet(),
               new ChildLog(log.tagged("pool child " + serials.get()), settings.stderrLimit()), events);
@@ -148,11 +158,20 @@ public final class ChildPool implements AutoCloseable {
         child.hold();
         if (exclusive) {
           child.holdExclusively();
+          // --- the reverse MRTR bridge: the principal's last free child is now taken; start a spare
+          // (within the caps) so that its next call does not wait for a spawn and a handshake
+          if (spare == null && mine.size() < settings.perPrincipal() && count < settings.total()
+              && mine.stream().allMatch(PooledChild::exclusivelyHeld)) {
+            spare = new PooledChild(principal, serials.incrementAndGet(),
+                new ChildLog(log.tagged("pool child " + serials.get()), settings.stderrLimit()), events);
+            mine.add(spare);
+            count++;
+          }
         }
       }
-      if (extra != null) {
-        PooledChild spare = extra;
-        Thread.ofVirtual().name("pool-spawn-", spare.serial).start(() -> startSpare(spare));
+      if (spare != null) { // whoever acquires it before it is ready waits for it as for any fresh child
+        PooledChild starting = spare;
+        Thread.ofVirtual().name("pool-spawn-", starting.serial).start(() -> startSpare(starting));
       }
       if (fresh) {
         start(child);
@@ -393,6 +412,11 @@ public final class ChildPool implements AutoCloseable {
     } catch (RuntimeException e) { // an escaped exception would cancel every later pass
       log.error("pool reaper: " + e);
     }
+  }
+
+  /** True once the probe found the command to be a 2026-era server (its children then pass everything through). */
+  boolean servesEra2026() {
+    return Boolean.TRUE.equals(era2026Children);
   }
 
   /** Children listed now (for tests and readiness). */

@@ -4,6 +4,7 @@ import dev.mcpstdio.jsonrpc.ErrorCodes;
 import dev.mcpstdio.jsonrpc.Json;
 import dev.mcpstdio.jsonrpc.JsonRpcCodec;
 import dev.mcpstdio.jsonrpc.JsonRpcErrors;
+import dev.mcpstdio.jsonrpc.JsonRpcId;
 import dev.mcpstdio.jsonrpc.JsonRpcMessage.Request;
 import dev.mcpstdio.jsonrpc.JsonRpcMessage;
 import dev.mcpstdio.jsonrpc.JsonSpan;
@@ -42,6 +43,11 @@ import org.eclipse.jetty.util.Callback;
  * answers come back re-keyed but unstamped, -32601 with 404 and the era's -32020..-32022 with 400;
  * MRTR, {@code requestState} and capability errors are its own.
  *
+ * <p>A {@code tools/call}, {@code resources/read} or {@code prompts/get} is bridged ({@link
+ * ReverseBridge}): it holds its child exclusively, the child's questions become {@code
+ * input_required} rounds, and such a call may end its HTTP exchange parked, its call still open
+ * at the child, to go on under the retry that answers the round.
+ *
  * <p>Notifications are answered 202 and go nowhere: the 2026 era cancels by closing the
  * response stream, which this endpoint turns into {@code notifications/cancelled} for the child
  * under the gateway's id; nothing more is sent for that call.
@@ -67,6 +73,9 @@ public final class Era2026Endpoint implements AutoCloseable {
     return Json.field(bytes, new JsonSpan(0, bytes.length), name) != null;
   }
 
+  /** How often a bridged streamed call looks for its child's questions while it waits. */
+  private static final long QUESTION_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+
   /** Put in a streamed call's queue when its answer arrives, so that its wait ends at once (compared by identity). */
   private static final byte[] ANSWERED = new byte[0];
 
@@ -79,6 +88,7 @@ public final class Era2026Endpoint implements AutoCloseable {
   private final ChildPool pool;
   private final ListenHub listens;
   private final IdSpace ids;
+  private final ReverseBridge bridge;
   private final Duration backendTimeout;
   private final long cacheTtlMs;
   private final Log log;
@@ -90,9 +100,10 @@ public final class Era2026Endpoint implements AutoCloseable {
    * @param keepAlive how long a response stream may stay quiet before a comment is written
    */
   public Era2026Endpoint(ChildPool.Settings pool, Duration backendTimeout, Duration keepAlive, long cacheTtlMs, Log log) {
-    this.pool = new ChildPool(pool, log, new ChildEvents(), "{}");
+    this.pool = new ChildPool(pool, log, new ChildEvents(), ReverseBridge.CHILD_CAPABILITIES);
     this.listens = new ListenHub(keepAlive.toMillis(), log);
     this.ids = new IdSpace();
+    this.bridge = new ReverseBridge(backendTimeout.dividedBy(2), ids, this.pool::release, log);
     this.backendTimeout = backendTimeout;
     this.keepAliveMillis = keepAlive.toMillis();
     this.cacheTtlMs = cacheTtlMs;
@@ -130,13 +141,35 @@ public final class Era2026Endpoint implements AutoCloseable {
           "method not found: " + request.method() + " is not part of the 2026-07-28 revision");
       return;
     }
-    PooledChild child;
-    try {
-      child = pool.acquire(principal, false);
-    } catch (ChildPool.Unavailable e) {
-      Replies.error(response, callback, 503, request.id(), ErrorCodes.INTERNAL_ERROR, "backend unavailable: " + e.getMessage());
+    // --- the reverse MRTR bridge (ReverseBridge): a retry goes on with its parked call; a call that
+    // may ask its client holds a child of its own (the pool grows within the principal's cap)
+    // (a 2026-era child asks its client itself, and judges its own requestState: nothing to bridge)
+    boolean children2026 = pool.servesEra2026();
+    if (!children2026 && ReverseBridge.isRetry(request)) {
+      resume(request, principal, passed.clientCapabilities().text(request.bytes()), accept, response, callback);
       return;
     }
+    boolean bridged = !children2026 && McpMethods.MAY_REQUIRE_INPUT.contains(request.method());
+    byte[] invalid = bridged ? ReverseBridge.checkNew(request) : null;
+    if (invalid != null) {
+      Replies.json(response, callback, 200, invalid);
+      return;
+    }
+    // --- end of the bridge's part
+    PooledChild child;
+    while (true) {
+      try {
+        child = pool.acquire(principal, bridged);
+        break;
+      } catch (ChildPool.Unavailable e) {
+        if (bridged && e.atCap && bridge.abandonOldest(principal)) {
+          continue; // the bridge gave up the principal's oldest parked round: its child is free (each pass frees one)
+        }
+        Replies.error(response, callback, 503, request.id(), ErrorCodes.INTERNAL_ERROR, "backend unavailable: " + e.getMessage());
+        return;
+      }
+    }
+    boolean parked = false;
     try {
       if (request.method().equals(McpMethods.TOOLS_CALL)
           && ValidationLadder.check(request, headers, child.tools) instanceof ValidationLadder.Rejection rejection) {
@@ -148,20 +181,24 @@ public final class Era2026Endpoint implements AutoCloseable {
       } else if (request.method().equals(McpMethods.SUBSCRIPTIONS_LISTEN)) {
         listens.serve(request, child, accept, response, callback);
       } else {
-        forward(request, passed.clientCapabilities().text(request.bytes()), child, accept, response, callback);
+        parked = forward(request, principal, bridged, passed.clientCapabilities().text(request.bytes()), child, accept,
+            response, callback);
       }
     } finally {
-      pool.release(child, false);
+      if (!parked) {
+        pool.release(child, bridged);
+      }
     }
   }
 
-  private void forward(Request request, String capabilities, PooledChild child, java.util.List<String> accept,
-      Response response, Callback callback) throws InterruptedException {
+  /** Forwards a request to {@code child} and writes its answer; true when the call was parked on a round of questions. */
+  private boolean forward(Request request, String principal, boolean bridged, String capabilities, PooledChild child,
+      java.util.List<String> accept, Response response, Callback callback) throws InterruptedException {
     IdSpace.Remapped remapped;
     switch (ids.remap(request)) {
       case IdSpace.Refused refused -> {
         Replies.error(response, callback, refused.full() ? 503 : 400, request.id(), refused.code(), refused.message());
-        return;
+        return false;
       }
       case IdSpace.Remapped r -> remapped = r;
     }
@@ -169,49 +206,114 @@ public final class Era2026Endpoint implements AutoCloseable {
     PooledChild.Call call = child.open(entry.childId(), entry.clientToken() == null ? null : entry.childId(),
         LogLevels.threshold(metaString(request, MetaKeys.LOG_LEVEL)));
     call.clientCapabilities = capabilities;
+    ReverseBridge.Txn txn = bridged ? bridge.begin(principal, request, child, call, entry) : null;
+    boolean parked = false;
     try {
-      boolean streaming = AcceptRanges.accepts(accept, AcceptRanges.EVENT_STREAM) && accept.stream().anyMatch(
-          a -> a.contains(AcceptRanges.EVENT_STREAM));
-      BlockingQueue<byte[]> related = streaming ? new ArrayBlockingQueue<>(RELATED_QUEUE) : null;
-      if (streaming) {
-        call.answer.whenComplete((answer, failure) -> related.offer(ANSWERED)); // wakes the wait at once
-        call.relatedTo(line -> {
-          if (!related.offer(line)) {
-            child.childLog.warn("a client's stream is not read; dropped a progress or log message for it");
-          }
-        });
-      }
-      if (!child.send(remapped.request().bytes())) {
-        Replies.error(response, callback, 503, request.id(), ErrorCodes.INTERNAL_ERROR, "backend unavailable: " + child.deathReason());
-        return;
-      }
-      if (streaming) {
-        stream(request, child, call, entry, related, response, callback);
-      } else {
-        byte[] answer;
-        try {
-          answer = call.answer.get(backendTimeout.toNanos(), TimeUnit.NANOSECONDS);
-        } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
-          answer = null;
-        }
-        reply(request, child, call, answer, response, callback);
-      }
+      parked = conclude(request, remapped.request().bytes(), child, call, entry, txn, accept, response, callback);
+      return parked;
     } finally {
-      child.close(call);
-      ids.release(entry.childId());
+      if (!parked) {
+        if (txn != null) {
+          bridge.settle(txn, "the call ended before its client answered");
+        }
+        child.close(call);
+        ids.release(entry.childId());
+      }
     }
   }
 
-  /** Waits for a streamed call's answer, writing its related messages meanwhile; null past the deadline or when the child died. */
-  private byte[] awaitAnswer(PooledChild.Call call, long deadline, BlockingQueue<byte[]> related, LazyStream events)
-      throws InterruptedException, IOExceptionCarrier {
+  /** A retry of a bridged call: its parked round answered, the call goes on under the retry's id (or the retry is refused). */
+  private void resume(Request retry, String principal, String capabilities, java.util.List<String> accept, Response response,
+      Callback callback) throws InterruptedException {
+    switch (bridge.resume(retry, principal)) {
+      case ReverseBridge.Refused refused -> Replies.json(response, callback, refused.status(), refused.body());
+      case ReverseBridge.Resumed resumed -> {
+        ReverseBridge.Txn txn = resumed.txn();
+        txn.call.clientCapabilities = capabilities;
+        boolean parked = false;
+        try {
+          parked = conclude(retry, null, txn.child, txn.call, txn.entry, txn, accept, response, callback);
+        } finally {
+          if (!parked) {
+            bridge.finish(txn, "the call ended before its client answered");
+          }
+        }
+      }
+    }
+  }
+
+  /**
+   * Sends {@code toChild} (a new call; null for a retry, whose call is open at the child), waits for
+   * the call's answer and writes it, as JSON or on an event stream; a bridged call ({@code txn} not
+   * null) may instead be answered with a round of its child's questions, and is then parked (true).
+   */
+  private boolean conclude(Request request, byte[] toChild, PooledChild child, PooledChild.Call call, IdSpace.Entry entry, ReverseBridge.Txn txn,
+      java.util.List<String> accept, Response response, Callback callback) throws InterruptedException {
+    if (txn != null) {
+      call.questions.answerAs = request.id();
+    }
+    boolean streaming = AcceptRanges.accepts(accept, AcceptRanges.EVENT_STREAM) && accept.stream().anyMatch(
+        a -> a.contains(AcceptRanges.EVENT_STREAM));
+    BlockingQueue<byte[]> related = streaming ? new ArrayBlockingQueue<>(RELATED_QUEUE) : null;
+    if (streaming) {
+      call.answer.whenComplete((answer, failure) -> related.offer(ANSWERED)); // wakes the wait at once
+    }
+    call.relatedTo(!streaming ? null : line -> {
+      if (!related.offer(line)) {
+        child.childLog.warn("a client's stream is not read; dropped a progress or log message for it");
+      }
+    });
+    if (toChild != null && !child.send(toChild)) { // sent once its progress has somewhere to go
+      Replies.error(response, callback, 503, request.id(), ErrorCodes.INTERNAL_ERROR, "backend unavailable: " + child.deathReason());
+      return false;
+    }
+    if (streaming) {
+      return stream(request, child, call, entry, txn, related, response, callback);
+    }
+    long deadline = System.nanoTime() + backendTimeout.toNanos();
+    while (txn != null) {
+      txn.await(deadline);
+      if (call.answer.isDone() || !txn.asking()) {
+        break;
+      }
+      switch (bridge.round(txn, request.id(), deadline)) {
+        case ReverseBridge.Parked p -> {
+          Replies.json(response, callback, 200, p.body());
+          return true;
+        }
+        case ReverseBridge.Failed f -> {
+          child.cancel(call.childId, "the call cannot go on: " + Log.visible(f.why()));
+          Replies.json(response, callback, f.status(), f.body());
+          return false;
+        }
+        case ReverseBridge.Answered a -> { } // the call brought the answers: wait on
+      }
+    }
+    byte[] answer;
+    try {
+      answer = call.answer.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+    } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
+      answer = null;
+    }
+    reply(request, child, call, answer, response, callback);
+    return false;
+  }
+
+  /**
+   * Waits for a streamed call's answer (bridged: or a question), writing its related messages
+   * meanwhile; null past the deadline, when the child died, or when a question came first.
+   */
+  private byte[] awaitAnswer(PooledChild.Call call, ReverseBridge.Txn txn, long deadline, BlockingQueue<byte[]> related,
+      LazyStream events) throws InterruptedException, IOExceptionCarrier {
     long lastWrite = System.nanoTime();
     while (true) {
       long left = deadline - System.nanoTime();
-      if (call.answer.isDone() || left <= 0) {
+      if (call.answer.isDone() || left <= 0 || (txn != null && txn.asking())) {
         break;
       }
-      byte[] line = related.poll(Math.min(left, TimeUnit.MILLISECONDS.toNanos(keepAliveMillis)), TimeUnit.NANOSECONDS);
+      // a bridged call also watches for its child's questions (noticed within QUESTION_POLL_NANOS)
+      long wait = txn != null ? QUESTION_POLL_NANOS : TimeUnit.MILLISECONDS.toNanos(keepAliveMillis);
+      byte[] line = related.poll(Math.min(left, wait), TimeUnit.NANOSECONDS);
       if (line == ANSWERED) {
         break;
       }
@@ -259,24 +361,56 @@ public final class Era2026Endpoint implements AutoCloseable {
    * message (or keep-alive) it has to carry; an answer that comes first is sent as JSON, so its
    * HTTP status can still say what it is (404 for -32601, 400 for -32021).
    */
-  private void stream(Request request, PooledChild child, PooledChild.Call call, IdSpace.Entry entry,
+  private boolean stream(Request request, PooledChild child, PooledChild.Call call, IdSpace.Entry entry, ReverseBridge.Txn txn,
       BlockingQueue<byte[]> related, Response response, Callback callback) throws InterruptedException {
     LazyStream events = new LazyStream(new EventStream(response));
     long deadline = System.nanoTime() + backendTimeout.toNanos();
     try {
-      byte[] answer = awaitAnswer(call, deadline, related, events);
-      if (!events.opened) {
-        reply(request, child, call, answer, response, callback);
-        return;
+      while (true) {
+        byte[] answer = awaitAnswer(call, txn, deadline, related, events);
+        if (txn != null && !call.answer.isDone() && txn.asking()) {
+          ReverseBridge.Round round = bridge.round(txn, request.id(), deadline);
+          if (round instanceof ReverseBridge.Answered) {
+            continue; // the call brought the answers: wait on
+          }
+          if (round instanceof ReverseBridge.Failed f) {
+            child.cancel(call.childId, "the call cannot go on: " + Log.visible(f.why()));
+            finalAnswer(events, f.status(), f.body(), response, callback);
+            return false;
+          }
+          try {
+            finalAnswer(events, 200, ((ReverseBridge.Parked) round).body(), response, callback);
+          } catch (IOException e) {
+            callback.failed(e); // parked all the same: the round expires unless retried
+          }
+          return true;
+        }
+        if (!events.opened) {
+          reply(request, child, call, answer, response, callback);
+          return false;
+        }
+        events.stream.last(answerBody(request, child, call, answer), null);
+        callback.succeeded();
+        return false;
       }
-      events.stream.last(answerBody(request, child, call, answer), null);
-      callback.succeeded();
     } catch (IOExceptionCarrier | IOException e) {
       Throwable cause = e instanceof IOExceptionCarrier c ? c.getCause() : e;
       child.cancel(entry.childId(), "the client closed its response stream");
       log.debug("a 2026-era client closed the stream of " + Log.visible(request.method()) + "; the call is cancelled");
       callback.failed(cause);
+      return false;
     }
+  }
+
+  /** Writes {@code body} as the stream's last event when it is open, else as JSON with {@code status}. */
+  private static void finalAnswer(LazyStream events, int status, byte[] body, Response response, Callback callback)
+      throws IOException {
+    if (!events.opened) {
+      Replies.json(response, callback, status, body);
+      return;
+    }
+    events.stream.last(body, null);
+    callback.succeeded();
   }
 
   /** An event stream opened by its first write. */
@@ -383,6 +517,7 @@ public final class Era2026Endpoint implements AutoCloseable {
   /** Ends every listen stream gracefully (at most {@link #LISTEN_DRAIN_MILLIS}), then closes every pooled child. */
   @Override
   public void close() throws InterruptedException {
+    bridge.close();
     listens.close(LISTEN_DRAIN_MILLIS);
     pool.close();
   }
@@ -411,10 +546,18 @@ public final class Era2026Endpoint implements AutoCloseable {
     public void request(PooledChild child, Request request, PooledChild.Call during) {
       String needed = CAPABILITY_OF.get(request.method());
       if (during != null && needed != null && !declares(during.clientCapabilities, needed)) {
-        during.answerWith(400, JsonRpcErrors.error(ids.lookup(during.childId) == null ? during.childId
-            : ids.lookup(during.childId).clientId(), McpErrorCodes.MISSING_REQUIRED_CLIENT_CAPABILITY,
+        JsonRpcId client = during.questions != null ? during.questions.answerAs
+            : ids.lookup(during.childId) == null ? during.childId : ids.lookup(during.childId).clientId();
+        during.answerWith(400, JsonRpcErrors.error(client, McpErrorCodes.MISSING_REQUIRED_CLIENT_CAPABILITY,
             "the server needs the client capability " + needed + " for this request",
             "{\"requiredCapabilities\":{" + Json.quote(needed) + ":{}}}"));
+      } else if (during != null && needed != null && during.questions != null) {
+        if (during.questions.offer(request)) {
+          return; // the reverse MRTR bridge asks the client (ReverseBridge)
+        }
+        child.refuse(request.id(), ErrorCodes.INTERNAL_ERROR, "the gateway cannot pass this question on: the call ended, or"
+            + " asked more than " + ReverseBridge.MAX_QUESTIONS + " at once");
+        return;
       }
       child.refuse(request.id(), ErrorCodes.METHOD_NOT_FOUND, "this gateway does not bridge server-initiated requests");
     }

@@ -154,8 +154,12 @@ final class ListenHub {
 
   /** A notification from {@code child} that no call took: to every stream on it whose filter wants it. */
   void deliver(PooledChild child, Notification notification) {
+    // a list change reaches every stream of the child's principal: its calls may run on another of
+    // its children than the one a stream is attached to (the reverse MRTR bridge holds children
+    // exclusively); a resource update only the streams of the child subscribed to it
+    boolean principalWide = !notification.method().equals(dev.mcpstdio.protocol.McpMethods.RESOURCES_UPDATED);
     for (Listener l : listeners) {
-      if (l.child == child && l.filter.matches(notification)) {
+      if ((l.child == child || (principalWide && l.child.principal.equals(child.principal))) && l.filter.matches(notification)) {
         if (!l.queue.offer(ListenFilter.tag(notification, l.id))) {
           l.overflowed = true; // seen at the next poll, which the full queue answers at once
           child.childLog.warn("a listen stream's client is not reading (" + QUEUE + " notifications waiting); closing it");

@@ -84,6 +84,18 @@ public final class ParkedRounds<T> {
     return Optional.of(p.value());
   }
 
+  /** Removes and returns the oldest parked round whose value passes {@code which}, expired or not. */
+  public synchronized Optional<Parked<T>> takeOldest(java.util.function.Predicate<T> which) {
+    for (Iterator<Parked<T>> it = parked.values().iterator(); it.hasNext(); ) {
+      Parked<T> p = it.next();
+      if (which.test(p.value())) {
+        it.remove();
+        return Optional.of(p);
+      }
+    }
+    return Optional.empty();
+  }
+
   /** Removes every expired round and returns them, oldest first, for the caller to answer. */
   public synchronized List<Parked<T>> sweep() {
     List<Parked<T>> gone = new ArrayList<>();

@@ -57,6 +57,8 @@ final class PooledChild implements ChildProcess.Listener {
     volatile int gatewayStatus;
     /** The capabilities the request declared ({@code _meta} clientCapabilities, an object's JSON), or "{}". */
     volatile String clientCapabilities = "{}";
+    /** A bridged call's questions from the child (the reverse MRTR bridge), or null: not bridged. */
+    volatile ReverseBridge.Questions questions;
 
     Call(JsonRpcId childId, JsonRpcId progressToken, int logThreshold, long sequence) {
       this.childId = childId;

@@ -27,7 +27,7 @@ class Era2026PackagePurityTest {
 
   /** The path's I/O: the endpoint (Jetty), the pool and its children (processes), and what the gateway reads of them. */
   static final List<String> IO_CLASSES = List.of("Era2026Endpoint.java", "ChildPool.java", "PooledChild.java",
-      "Principals.java", "LogLevels.java", "ListenHub.java", "ChildProbe.java");
+      "Principals.java", "LogLevels.java", "ListenHub.java", "ChildProbe.java", "ReverseBridge.java");
 
   @Test
   void importsOnlyPureDependencies() throws IOException {
