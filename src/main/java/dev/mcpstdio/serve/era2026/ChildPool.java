@@ -32,9 +32,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * them is taken {@linkplain #acquire exclusively} and the principal is under its cap. At the total
  * cap the idlest evictable child of any principal makes room; a child is evictable only when
  * nothing is in flight on it and nothing holds it (a listen stream, a parked MRTR round), so
- * eviction never cuts a call or a stream. When nothing can be evicted the request gets 503. When
- * an exclusive acquire takes a principal's last child not held exclusively, a spare is started
- * (within both caps), so that the principal's next call finds a child ready.
+ * eviction never cuts a call or a stream. When nothing can be evicted the request gets 503. After
+ * an exclusive acquire, spares are started until {@link #SPARES} of the principal's children are
+ * not held exclusively (within both caps), so that its next calls find a child ready.
  *
  * <p>The reaper removes dead children (their processes reaped) and, with an idle TTL, children
  * idle longer than it; a dead child met on {@link #acquire} is removed and replaced. Spawns and
@@ -77,6 +77,13 @@ public final class ChildPool implements AutoCloseable {
 
   private static final String CLIENT_INFO = "{\"name\":\"mcp-stdio serve\",\"version\":\"" + dev.mcpstdio.Version.get() + "\"}";
 
+  /**
+   * Children of a principal kept free (not held exclusively) once a bridged call holds one, within
+   * the caps: one, so that the next call finds a child, started while the bridged one ran (a
+   * child's spawn and handshake can take a second).
+   */
+  static final int SPARES = 1;
+
   /** The handshake's ids, in the gateway's own namespace (a client id there is refused). */
   private static final String HANDSHAKE_ID_PREFIX = "mcp-stdio/serve/init/";
 
@@ -118,7 +125,7 @@ public final class ChildPool implements AutoCloseable {
   PooledChild acquire(String principal, boolean exclusive) throws Unavailable, InterruptedException {
     for (int attempt = 0; attempt < 3; attempt++) {
       PooledChild child;
-      PooledChild spare = null;
+      List<PooledChild> spares = new ArrayList<>();
       boolean fresh = false;
       synchronized (this) {
         if (closed) {
@@ -128,7 +135,7 @@ public final class ChildPool implements AutoCloseable {
         mine.removeIf(c -> c.dead() && retire(c, "dead"));
         child = mine.stream()
             .filter(c -> !exclusive || !c.exclusivelyHeld())
-            .min(Comparator.comparingInt(PooledChild::load))
+            .min(Comparator.comparing((PooledChild c) -> !c.ready.isDone()).thenComparingInt(PooledChild::load)) // ready ones first
             .orElse(null);
         if (child == null) { // none yet, or (exclusive) every one taken
           if (mine.size() >= settings.perPrincipal()) {
@@ -147,23 +154,22 @@ public final class ChildPool implements AutoCloseable {
         child.hold();
         if (exclusive) {
           child.holdExclusively();
-          // --- the reverse MRTR bridge: the principal's last free child is now taken; start a spare
-          // (within the caps) so that its next call does not wait for a spawn and a handshake
-          if (mine.size() < settings.perPrincipal() && count < settings.total()
-              && mine.stream().allMatch(PooledChild::exclusivelyHeld)) {
-            spare = new PooledChild(principal, serials.incrementAndGet(),
+          // --- the reverse MRTR bridge: keep SPARES children of the principal free (within the caps)
+          // so that its next calls do not wait for a spawn and a handshake
+          long free = mine.stream().filter(c -> !c.exclusivelyHeld()).count();
+          while (free++ < SPARES && mine.size() < settings.perPrincipal() && count < settings.total()) {
+            PooledChild spare = new PooledChild(principal, serials.incrementAndGet(),
                 new ChildLog(log.tagged("pool child " + serials.get()), settings.stderrLimit()), events);
             mine.add(spare);
             count++;
+            spares.add(spare);
           }
         }
       }
       if (fresh) {
         start(child);
       }
-      if (spare != null) {
-        start(spare); // its handshake runs on; whoever acquires it waits for it as for any fresh child
-      }
+      spares.forEach(this::start); // their handshakes run on; whoever acquires one waits for it as for any fresh child
       if (await(child)) {
         return child;
       }
