@@ -262,7 +262,7 @@ class Serve2026BridgeTest {
       Await.until("a spare child to be started", Duration.ofSeconds(10),
           () -> fresh.log().split("pool: started", -1).length - 1 == 2);
       assertThat(answer(post(fresh, retry(36, "ask", state(parked), "{\"q1\":" + ALICE + "}"), "ask", false))).contains("alice");
-      assertThat(fresh.log().split("pool: started", -1).length - 1).as("no third child for a call with a free one").isEqualTo(2);
+      assertThat(fresh.log().split("pool: started", -1).length - 1).as("no third child while one is free").isEqualTo(2);
     }
   }
 
@@ -281,7 +281,7 @@ class Serve2026BridgeTest {
       String parked = answer(post(fresh, call(37, "ask", ALL, null), "ask", false)); // holds the listen's child
       assertThat(parked).contains("input_required");
       assertThat(answer(post(fresh, call(38, "change", ALL, null), "change", false))).contains("changed"); // on the spare
-      // the listen's child, the spare that ran the change, and the spare that call started in turn
+      // the listen's child, the spare the ask started (it ran the change), the spare the change started
       Await.until("three children started (spares start in the background)", Duration.ofSeconds(10),
           () -> fresh.log().split("pool: started", -1).length - 1 == 3);
       assertThat(ServeHarness.nextEvent(lines)).isEqualTo("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/prompts/list_changed\","
