@@ -30,24 +30,22 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class ServeBothErasIT {
 
+  private static ServeProcess serveProcess;
   private static JarProcess serve;
   private static String url;
 
   @BeforeAll
   static void startServe() {
     NodePeers.assumeNode();
-    serve = JarProcess.start(List.of("serve", "--port", "0", "-v"));
-    String line = serve.stderr.nextMatching(l -> l.contains("serving "), Duration.ofSeconds(30));
-    Matcher m = Pattern.compile("at (http://127\\.0\\.0\\.1:\\d+/mcp) ").matcher(line);
-    assertThat(m.find()).as("serve's start line: " + line).isTrue();
-    url = m.group(1);
+    serveProcess = ServeProcess.start("-v");
+    serve = serveProcess.process();
+    url = serveProcess.url();
   }
 
   @AfterAll
   static void stopServe() {
-    if (serve != null) {
-      serve.terminate();
-      assertThat(serve.awaitExit(Duration.ofSeconds(15))).as("serve's exit code after SIGTERM").isZero();
+    if (serveProcess != null) {
+      serveProcess.stop();
     }
   }
 

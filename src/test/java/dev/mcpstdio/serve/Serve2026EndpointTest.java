@@ -54,8 +54,10 @@ class Serve2026EndpointTest {
 
   @BeforeAll
   static void start() throws Exception {
+    // the default keep-alive (15 s): a shorter one would open a call's stream before a slow answer
+    // (on a loaded machine), and an answer that comes first is what keeps its own status
     serve = ServeHarness.start(ServeHarness.config(ServeHarness.sh(CHILD))
-        .withLimits(100, Duration.ZERO, 1 << 20, Duration.ofSeconds(20), Duration.ofMillis(300)));
+        .withLimits(100, Duration.ZERO, 1 << 20, Duration.ofSeconds(20), ServeConfig.DEFAULT_KEEP_ALIVE));
   }
 
   @AfterAll
