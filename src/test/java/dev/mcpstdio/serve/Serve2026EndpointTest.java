@@ -192,6 +192,33 @@ class Serve2026EndpointTest {
   }
 
   @Test
+  void aFloodOfListenStreamsStopsAtTheChildsCapBeforeAnyAck() throws Exception {
+    try (ServeHarness one = ServeHarness.start(ServeHarness.config(ServeHarness.sh(CHILD))
+        .withEra2026(new ServeConfig.Era2026(false, 0, Duration.ZERO, 1, 1)))) {
+      List<HttpResponse<java.util.stream.Stream<String>>> open = new java.util.ArrayList<>();
+      for (int i = 0; i < 4; i++) {
+        HttpResponse<java.util.stream.Stream<String>> r = listen(one, "\"F" + i + "\"");
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(ServeHarness.nextEvent(r.body().iterator())).contains("notifications/subscriptions/acknowledged");
+        open.add(r);
+      }
+      HttpResponse<java.util.stream.Stream<String>> fifth = listen(one, "\"F4\"");
+      assertThat(fifth.statusCode()).isEqualTo(503);
+      assertThat(fifth.body().findFirst().orElse("")).contains("\"id\":\"F4\"", "too many listen streams");
+      open.getFirst().body().close(); // a stream that ends frees its place, once the gateway notices (next keep-alive)
+      open.forEach(r -> r.body().close());
+    }
+  }
+
+  private static HttpResponse<java.util.stream.Stream<String>> listen(ServeHarness on, String id) throws Exception {
+    String body = "{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"method\":\"subscriptions/listen\",\"params\":{\"notifications\":"
+        + "{\"toolsListChanged\":true}," + meta(null) + "}}";
+    return on.http.send(on.request(null).header("Content-Type", "application/json").header("Accept", "text/event-stream")
+        .header("MCP-Protocol-Version", "2026-07-28").header("Mcp-Method", "subscriptions/listen")
+        .POST(java.net.http.HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofLines());
+  }
+
+  @Test
   void aListenThatDoesNotAcceptAnEventStreamIs406() throws Exception {
     String listen = request("\"L2\"", "subscriptions/listen", null);
     HttpResponse<String> r = serve.http.send(serve.request(null).header("Content-Type", "application/json")
