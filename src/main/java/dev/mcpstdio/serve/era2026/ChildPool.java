@@ -1,6 +1,8 @@
 package dev.mcpstdio.serve.era2026;
 
+import dev.mcpstdio.jsonrpc.Json;
 import dev.mcpstdio.jsonrpc.JsonRpcId;
+import dev.mcpstdio.jsonrpc.JsonSpan;
 import dev.mcpstdio.process.ChildLog;
 import dev.mcpstdio.process.ChildProcess;
 import dev.mcpstdio.process.ChildSpec;
@@ -271,14 +273,14 @@ public final class ChildPool implements AutoCloseable {
           child.era2026 = true;
           probe.handOver(child);
           log.info("pool: started " + settings.child().argv().getFirst() + " (pid " + process.pid() + "), a 2026-era server");
-          dev.mcpstdio.jsonrpc.JsonSpan result = answer == null ? null
-              : dev.mcpstdio.jsonrpc.Json.field(answer, whole(answer), "result");
+          JsonSpan result = answer == null ? null
+              : Json.field(answer, Splice.whole(answer), "result");
           child.initialized.complete(result == null ? "{}".getBytes(StandardCharsets.UTF_8)
               : java.util.Arrays.copyOfRange(answer, result.start(), result.end()));
           child.request("subscriptions/listen", "{\"notifications\":{\"toolsListChanged\":true,\"promptsListChanged\":true,"
               + "\"resourcesListChanged\":true},\"_meta\":" + GATEWAY_META + "}", ignored -> {});
           byte[] discovered = child.initialized.join();
-          if (dev.mcpstdio.jsonrpc.Json.field(discovered, dev.mcpstdio.jsonrpc.Json.field(discovered, whole(discovered),
+          if (Json.field(discovered, Json.field(discovered, Splice.whole(discovered),
               "capabilities"), "tools") == null) {
             child.ready.complete(null);
           } else {
@@ -309,7 +311,7 @@ public final class ChildPool implements AutoCloseable {
     }
     child.initialized.thenAccept(result -> {
       child.send("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}".getBytes(StandardCharsets.UTF_8));
-      if (dev.mcpstdio.jsonrpc.Json.field(result, dev.mcpstdio.jsonrpc.Json.field(result, whole(result), "capabilities"), "tools") == null) {
+      if (Json.field(result, Json.field(result, Splice.whole(result), "capabilities"), "tools") == null) {
         child.ready.complete(null);
       } else {
         listTools(child, null, 0);
@@ -335,8 +337,8 @@ public final class ChildPool implements AutoCloseable {
         return;
       }
       child.tools.learn(answer.bytes(), answer.result());
-      dev.mcpstdio.jsonrpc.JsonSpan next = dev.mcpstdio.jsonrpc.Json.field(answer.bytes(), answer.result(), "nextCursor");
-      if (next == null || page + 1 >= MAX_TOOL_PAGES || dev.mcpstdio.jsonrpc.Json.string(answer.bytes(), next) == null) {
+      JsonSpan next = Json.field(answer.bytes(), answer.result(), "nextCursor");
+      if (next == null || page + 1 >= MAX_TOOL_PAGES || Json.string(answer.bytes(), next) == null) {
         child.ready.complete(null);
       } else {
         listTools(child, next.text(answer.bytes()), page + 1);
@@ -347,9 +349,6 @@ public final class ChildPool implements AutoCloseable {
     }
   }
 
-  private static dev.mcpstdio.jsonrpc.JsonSpan whole(byte[] bytes) {
-    return new dev.mcpstdio.jsonrpc.JsonSpan(0, bytes.length);
-  }
 
   /** Waits for the child's handshake; false when it failed or took too long. */
   private boolean await(PooledChild child) throws InterruptedException {

@@ -485,7 +485,7 @@ public final class Era2026Endpoint implements AutoCloseable {
         if (request.method().equals(McpMethods.TOOLS_LIST) && r.result() != null) {
           child.tools.learn(r.bytes(), r.result());
         }
-        return new ResultStamp(Discover.serverInfo(child.initialized.join(), whole(child.initialized.join())), cacheTtlMs)
+        return new ResultStamp(Discover.serverInfo(child.initialized.join(), Splice.whole(child.initialized.join())), cacheTtlMs)
             .apply(r, request.id(), request.method(), uri);
       }
     } catch (MalformedMessageException e) {
@@ -497,12 +497,9 @@ public final class Era2026Endpoint implements AutoCloseable {
 
   private byte[] discover(Request request, PooledChild child) {
     byte[] init = child.initialized.join();
-    return Discover.response(request.id(), init, whole(init), cacheTtlMs);
+    return Discover.response(request.id(), init, Splice.whole(init), cacheTtlMs);
   }
 
-  private static JsonSpan whole(byte[] bytes) {
-    return new JsonSpan(0, bytes.length);
-  }
 
   /** A string member of the request's {@code params._meta}, or null. */
   private static String metaString(Request request, String key) {
@@ -546,8 +543,9 @@ public final class Era2026Endpoint implements AutoCloseable {
     public void request(PooledChild child, Request request, PooledChild.Call during) {
       String needed = CAPABILITY_OF.get(request.method());
       if (during != null && needed != null && !declares(during.clientCapabilities, needed)) {
+        IdSpace.Entry entry = ids.lookup(during.childId);
         JsonRpcId client = during.questions != null ? during.questions.answerAs
-            : ids.lookup(during.childId) == null ? during.childId : ids.lookup(during.childId).clientId();
+            : entry == null ? during.childId : entry.clientId();
         during.answerWith(400, JsonRpcErrors.error(client, McpErrorCodes.MISSING_REQUIRED_CLIENT_CAPABILITY,
             "the server needs the client capability " + needed + " for this request",
             "{\"requiredCapabilities\":{" + Json.quote(needed) + ":{}}}"));

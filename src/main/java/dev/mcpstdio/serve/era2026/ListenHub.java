@@ -86,7 +86,7 @@ final class ListenHub {
       return;
     }
     ListenFilter filter;
-    switch (ListenFilter.parse(listen, Discover.childSubscribes(child.initialized.join(), whole(child.initialized.join())))) {
+    switch (ListenFilter.parse(listen, Discover.childSubscribes(child.initialized.join(), Splice.whole(child.initialized.join())))) {
       case ListenFilter.Invalid invalid -> {
         Replies.error(response, callback, 400, listen.id(), invalid.code(), invalid.message());
         return;
@@ -217,7 +217,4 @@ final class ListenHub {
     }
   }
 
-  private static dev.mcpstdio.jsonrpc.JsonSpan whole(byte[] bytes) {
-    return new dev.mcpstdio.jsonrpc.JsonSpan(0, bytes.length);
-  }
 }
