@@ -6,6 +6,7 @@ import dev.mcpstdio.jsonrpc.JsonRpcId;
 import dev.mcpstdio.jsonrpc.JsonRpcMessage.Request;
 import dev.mcpstdio.jsonrpc.JsonRpcMessage.Response;
 import dev.mcpstdio.jsonrpc.JsonSpan;
+import dev.mcpstdio.protocol.Cancellation;
 import dev.mcpstdio.stdio.Log;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -317,9 +318,7 @@ final class MrtrBridge implements Interceptor {
     }
     for (JsonRpcId id : asked) {
       questions.remove(id);
-      String json = "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":" + id.json()
-          + ",\"reason\":\"the request that needed this input ended\"}}";
-      toHost.accept(Era2026Wire.parse(json.getBytes(StandardCharsets.UTF_8)));
+      toHost.accept(Era2026Wire.parse(Cancellation.notification(id.json(), "the request that needed this input ended")));
     }
   }
 

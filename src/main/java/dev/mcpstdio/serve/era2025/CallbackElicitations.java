@@ -6,6 +6,7 @@ import dev.mcpstdio.jsonrpc.Json;
 import dev.mcpstdio.jsonrpc.JsonRpcId;
 import dev.mcpstdio.jsonrpc.JsonRpcMessage;
 import dev.mcpstdio.jsonrpc.JsonSpan;
+import dev.mcpstdio.protocol.Cancellation;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -143,8 +144,7 @@ final class CallbackElicitations {
     for (Map.Entry<String, String> e : callbackByRequest.entrySet()) {
       if (e.getValue().equals(callbackId) && callbackByRequest.remove(e.getKey(), callbackId)) {
         forget(callbackId); // the client never accepted: nothing to complete
-        return ("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":"
-            + Json.quote(e.getKey()) + ",\"reason\":\"the question was answered or timed out\"}}").getBytes(StandardCharsets.UTF_8);
+        return Cancellation.notification(Json.quote(e.getKey()), "the question was answered or timed out");
       }
     }
     return null;

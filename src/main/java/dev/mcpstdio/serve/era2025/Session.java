@@ -2,17 +2,16 @@ package dev.mcpstdio.serve.era2025;
 
 import dev.mcpstdio.host.Callback;
 import dev.mcpstdio.host.CallbackRegistry;
-import dev.mcpstdio.jsonrpc.Json;
 import dev.mcpstdio.jsonrpc.JsonRpcId;
 import dev.mcpstdio.jsonrpc.JsonRpcMessage;
 import dev.mcpstdio.process.Child;
 import dev.mcpstdio.process.ChildLog;
 import dev.mcpstdio.process.ChildProcess;
+import dev.mcpstdio.protocol.Cancellation;
 import dev.mcpstdio.serve.http.ByteBudget;
 import dev.mcpstdio.serve.http.EventStream;
 import dev.mcpstdio.stdio.Log;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.HexFormat;
@@ -265,8 +264,7 @@ public final class Session implements ChildProcess.Listener {
   void cancel(JsonRpcId requestId, String reason) {
     Child c = child;
     if (c != null && !life.over()) {
-      c.trySend(("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":"
-          + requestId.json() + ",\"reason\":" + Json.quote(reason) + "}}").getBytes(StandardCharsets.UTF_8));
+      c.trySend(Cancellation.notification(requestId.json(), reason));
     }
   }
 }

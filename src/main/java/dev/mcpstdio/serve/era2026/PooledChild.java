@@ -10,6 +10,7 @@ import dev.mcpstdio.jsonrpc.JsonSpan;
 import dev.mcpstdio.jsonrpc.MalformedMessageException;
 import dev.mcpstdio.process.ChildLog;
 import dev.mcpstdio.process.ChildProcess;
+import dev.mcpstdio.protocol.Cancellation;
 import dev.mcpstdio.stdio.Log;
 import java.nio.charset.StandardCharsets;
 import java.util.Comparator;
@@ -218,8 +219,7 @@ final class PooledChild implements ChildProcess.Listener {
 
   /** Tells the child its request {@code childId} is cancelled (the client closed its stream). */
   void cancel(JsonRpcId childId, String reason) {
-    trySend(("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":" + childId.json()
-        + ",\"reason\":" + Json.quote(reason) + "}}").getBytes(StandardCharsets.UTF_8));
+    trySend(Cancellation.notification(childId.json(), reason));
   }
 
   /**
