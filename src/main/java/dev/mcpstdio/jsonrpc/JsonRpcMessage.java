@@ -30,6 +30,19 @@ public sealed interface JsonRpcMessage {
     public boolean isError() {
       return error != null;
     }
+
+    /** The error's integer {@code code}, or 0 for a result or an error whose code is missing or not an int. */
+    public int errorCode() {
+      JsonSpan code = error == null ? null : Json.field(bytes, error, "code");
+      if (code == null || code.length() > 11) {
+        return 0;
+      }
+      try {
+        return Integer.parseInt(code.text(bytes));
+      } catch (NumberFormatException e) {
+        return 0;
+      }
+    }
   }
 
   /** A JSON array of messages (JSON-RPC batch; MCP 2025-03-26 only). */

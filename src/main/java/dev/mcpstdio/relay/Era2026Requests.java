@@ -60,7 +60,7 @@ final class Era2026Requests implements Interceptor {
     if (error == null) {
       return outcome;
     }
-    int code = errorCode(error);
+    int code = error.errorCode();
     if (code == McpErrorCodes.UNSUPPORTED_PROTOCOL_VERSION && !session.hostSpeaks2026()) {
       String chosen = supportedChoice(error);
       if (chosen != null) {
@@ -146,20 +146,6 @@ final class Era2026Requests implements Interceptor {
       case Outcome.Refused r when r.error() != null -> r.error();
       default -> null;
     };
-  }
-
-  static int errorCode(Response error) {
-    byte[] bytes = error.bytes();
-    Map<String, JsonSpan> fields = Json.fields(bytes, error.error());
-    JsonSpan code = fields == null ? null : fields.get("code");
-    if (code == null) {
-      return 0;
-    }
-    try {
-      return Integer.parseInt(code.text(bytes).trim());
-    } catch (NumberFormatException e) {
-      return 0;
-    }
   }
 
   /** A version the relay speaks among the error's {@code data.supported}, or null. */

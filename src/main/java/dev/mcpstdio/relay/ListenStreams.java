@@ -308,7 +308,7 @@ final class ListenStreams {
       }
       Response error = Era2026Requests.errorOf(outcome);
       if (error != null) {
-        log.warn(kind + " listen stream refused by the server (error " + Era2026Requests.errorCode(error)
+        log.warn(kind + " listen stream refused by the server (error " + error.errorCode()
             + "); change notifications of this kind will not reach the host");
         return End.FOR_GOOD;
       }

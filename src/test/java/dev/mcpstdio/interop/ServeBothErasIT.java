@@ -2,12 +2,17 @@ package dev.mcpstdio.interop;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.mcpstdio.testing.Await;
 import dev.mcpstdio.testing.JarProcess;
 import dev.mcpstdio.testing.NodePeers;
 import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
 import io.modelcontextprotocol.spec.McpSchema;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -74,6 +79,61 @@ class ServeBothErasIT {
     assertThat(String.join("\n", serve.stderr.snapshot()))
         .contains("is a 2025-era server") // the pool's probe of the demo's command
         .contains("] started "); // the Java SDK client's 2025-era session
+  }
+
+  /**
+   * A 2025-era client in front of a child that speaks only the 2026 era (the SDK v2 conformance
+   * fixture, {@code legacy: 'reject'}): its initialize is answered at once with the child's own
+   * -32022, the session it was minted is gone (404 for the id it was given) and its child ends,
+   * serve says why; the same endpoint keeps serving 2026-era requests from the pool.
+   */
+  @Test
+  void a2025ClientOverA2026OnlyChildIsRefusedAtOnceAndLeavesNothingBehind() throws Exception {
+    String fixture = NodePeers.era2026().resolve("conformance-fixture.mjs").toString();
+    ServeProcess only2026 = ServeProcess.start("--", NodePeers.node().toString(), fixture);
+    try (HttpClient http = HttpClient.newHttpClient()) {
+      String endpoint = only2026.url();
+      HttpResponse<String> init = post(http, endpoint, null,
+          "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\","
+              + "\"capabilities\":{},\"clientInfo\":{\"name\":\"c\",\"version\":\"1\"}}}");
+      String why = "\nserve's log:\n" + String.join("\n", only2026.process().stderr.snapshot());
+      assertThat(init.body()).as(why).contains("\"id\":1", "\"code\":-32022", "\"supported\":[\"2026-07-28\"]");
+      String session = init.headers().firstValue("Mcp-Session-Id").orElseThrow();
+      String refused = only2026.process().stderr.nextMatching(l -> l.contains("the child refused initialize"),
+          Duration.ofSeconds(20));
+      assertThat(refused).contains("error -32022", "only 2026-era clients can use it", "session ended");
+      Matcher started = Pattern.compile("started \\S+ \\(pid (\\d+)\\)").matcher(String.join("\n",
+          only2026.process().stderr.snapshot()));
+      assertThat(started.find()).as(why).isTrue();
+      long child = Long.parseLong(started.group(1));
+      Await.until("the refused session's child " + child + " to exit", Duration.ofSeconds(15),
+          () -> ProcessHandle.of(child).map(p -> !p.isAlive()).orElse(true));
+      assertThat(post(http, endpoint, session, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}").statusCode())
+          .as("the refused session is gone" + why).isEqualTo(404);
+
+      HttpResponse<String> discover = post(http, endpoint, null,
+          "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"server/discover\",\"params\":{\"_meta\":{"
+              + "\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{}}}}");
+      assertThat(discover.statusCode()).as(discover.body() + why).isEqualTo(200);
+      assertThat(discover.body()).as(why).contains("\"id\":3", "2026-07-28", "\"resultType\"");
+    } finally {
+      only2026.stop();
+    }
+  }
+
+  private static HttpResponse<String> post(HttpClient http, String endpoint, String session,
+      String body) throws Exception {
+    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(endpoint))
+        .timeout(Duration.ofSeconds(30))
+        .header("Content-Type", "application/json").header("Accept", "application/json, text/event-stream")
+        .POST(HttpRequest.BodyPublishers.ofString(body));
+    if (session != null) {
+      request.header("Mcp-Session-Id", session).header("MCP-Protocol-Version", "2025-11-25");
+    }
+    if (body.contains("server/discover")) {
+      request.header("MCP-Protocol-Version", "2026-07-28").header("Mcp-Method", "server/discover");
+    }
+    return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
   }
 
   /** A 2025-era session of the Java SDK client: the answers of three calls. */

@@ -28,6 +28,21 @@ class JsonRpcCodecTest {
   // ---- requests --------------------------------------------------------------------------
 
   @Test
+  void errorCodeReadsAnIntCodeAndIsZeroOtherwise() throws Exception {
+    assertThat(response("{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32022,\"message\":\"m\"}}").errorCode())
+        .isEqualTo(-32022);
+    assertThat(response("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}").errorCode()).isZero();
+    assertThat(response("{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"message\":\"no code\"}}").errorCode()).isZero();
+    assertThat(response("{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":99999999999999,\"message\":\"m\"}}").errorCode())
+        .isZero();
+    assertThat(response("{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":1.5,\"message\":\"m\"}}").errorCode()).isZero();
+  }
+
+  private static JsonRpcMessage.Response response(String json) throws Exception {
+    return (JsonRpcMessage.Response) JsonRpcCodec.parse(json.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+  }
+
+  @Test
   void requestWithNumericIdAndParams() throws Exception {
     String json = "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/list\",\"params\":{\"a\":[1,2]}}";
     byte[] bytes = utf8(json);

@@ -6,6 +6,7 @@ import dev.mcpstdio.jsonrpc.JsonRpcCodec;
 import dev.mcpstdio.jsonrpc.JsonRpcId;
 import dev.mcpstdio.jsonrpc.JsonRpcMessage;
 import dev.mcpstdio.jsonrpc.MalformedMessageException;
+import dev.mcpstdio.protocol.McpErrorCodes;
 import dev.mcpstdio.protocol.McpHeaders;
 import dev.mcpstdio.protocol.McpVersions;
 import dev.mcpstdio.serve.ServeConfig;
@@ -175,16 +176,47 @@ public final class McpEndpoint {
     session.log.info("started " + config.child().argv().getFirst() + " (pid " + session.child().pid() + ")");
     response.getHeaders().put(SESSION_HEADER, session.id);
     Exchange.Outcome outcome = call(session, init, acceptsStream(request), request, response, callback);
-    if (!(outcome instanceof Exchange.Outcome.Answered answered) || isError(answered.response())) {
+    if (!(outcome instanceof Exchange.Outcome.Answered answered)) {
+      sessions.end(session, "initialize failed");
+      return;
+    }
+    String refusal = refusal(answered.response());
+    if (refusal != null) {
+      // the client has its answer (the child's own error); a refused session must not hold a child
+      session.log.warn("the child refused initialize (" + refusal + "); session ended");
       sessions.end(session, "initialize failed");
     }
   }
 
-  private static boolean isError(byte[] response) {
+  /** Bound on how much of a child's error message a log line repeats. */
+  private static final int REFUSAL_MESSAGE_CHARS = 200;
+
+  /**
+   * What the child's answer to initialize says when it refuses (its code and message, and for
+   * -32022 what that means here), or null when it accepted. A child that speaks only the 2026 era
+   * refuses a 2025-era initialize this way: the client is answered at once and no session stays.
+   */
+  private static String refusal(byte[] response) {
     try {
-      return !(JsonRpcCodec.parse(response) instanceof JsonRpcMessage.Response r) || r.isError();
+      if (!(JsonRpcCodec.parse(response) instanceof JsonRpcMessage.Response r)) {
+        return "not a response";
+      }
+      if (!r.isError()) {
+        return null;
+      }
+      byte[] b = r.bytes();
+      int code = r.errorCode();
+      String message = Json.string(b, Json.field(b, r.error(), "message"));
+      if (message != null && message.length() > REFUSAL_MESSAGE_CHARS) {
+        message = message.substring(0, REFUSAL_MESSAGE_CHARS) + "...";
+      }
+      String said = "error " + code + (message == null ? "" : ": " + message);
+      return code == McpErrorCodes.UNSUPPORTED_PROTOCOL_VERSION
+          ? said + "; it does not speak this client's protocol version: if it is a 2026-07-28 server, only "
+              + "2026-era clients can use it through serve"
+          : said;
     } catch (MalformedMessageException e) {
-      return true;
+      return "a malformed answer";
     }
   }
 

@@ -66,7 +66,7 @@ public record ResultStamp(String serverInfoJson, long ttlMs) {
     }
     int status = 200;
     if (child.isError()) {
-      int code = code(bytes, child.error());
+      int code = child.errorCode();
       status = code == ErrorCodes.METHOD_NOT_FOUND ? 404 : code <= -32020 && code >= -32022 ? 400 : 200;
     }
     return new Stamped(new Splice(bytes).replace(id.value(), clientId.json()).apply(), status);
@@ -81,7 +81,7 @@ public record ResultStamp(String serverInfoJson, long ttlMs) {
     Splice splice = new Splice(bytes).replace(id.value(), clientId.json());
     int status = 200;
     if (child.isError()) {
-      int code = code(bytes, child.error());
+      int code = child.errorCode();
       if (code == ErrorCodes.METHOD_NOT_FOUND) {
         status = 404;
       } else if (code == McpErrorCodes.RESOURCE_NOT_FOUND_2025) {
@@ -152,23 +152,6 @@ public record ResultStamp(String serverInfoJson, long ttlMs) {
       splice.replace(existing.value(), uriJson);
     } else {
       splice.append(data.value(), List.of(Splice.member("uri", uriJson)));
-    }
-  }
-
-  /** The error's integer code, or 0 when it has none that fits an int. */
-  static int code(byte[] bytes, JsonSpan error) {
-    JsonSpan code = Json.field(bytes, error, "code");
-    if (code == null) {
-      return 0;
-    }
-    String text = code.text(bytes);
-    if (text.length() > 11) {
-      return 0;
-    }
-    try {
-      return Integer.parseInt(text);
-    } catch (NumberFormatException e) {
-      return 0;
     }
   }
 }
