@@ -26,19 +26,23 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * The children that serve 2026-era requests, keyed by the authenticated principal: one principal's
  * requests never reach another's child (with no authentication, or one static token, everyone is
- * one principal).
+ * one principal). A 2025-era child is keyed by the principal and by what the request's client can
+ * be asked ({@link ClientAsks}), and is initialized declaring exactly that, since such a child
+ * learns its client's capabilities once; a 2026-era child gets each caller's capabilities with
+ * every request, so its key ignores them.
  *
- * <p>Bounds: at most {@link Settings#perPrincipal} children per principal and {@link
- * Settings#total} in all. A principal's requests share its children (ids are the gateway's own, so
- * they multiplex), the least loaded ready one first; the pool grows for a principal (within both
- * caps, one spawn at a time, in the background while the call shares a busy child) when every one
- * of its children is busy, since a 2025-era child may serve one request at a time, and at once when
- * the principal has none, or when every one is taken {@linkplain #acquire exclusively}. At the total
+ * <p>Bounds: at most {@link Settings#perPrincipal} children per principal (over all its keys; at
+ * that cap an idle child of another of its keys is closed to make room) and {@link
+ * Settings#total} in all. The requests of one key share its children (ids are the gateway's own, so
+ * they multiplex), the least loaded ready one first; the pool grows for a key (within both caps,
+ * one spawn at a time, in the background while the call shares a busy child) when every one of its
+ * children is busy, since a 2025-era child may serve one request at a time, and at once when the
+ * key has none, or when every one is taken {@linkplain #acquire exclusively}. At the total
  * cap the idlest evictable child of any principal makes room; a child is evictable only when
  * nothing is in flight on it and nothing holds it (a listen stream, a parked MRTR round), so
  * eviction never cuts a call or a stream. When nothing can be evicted the request gets 503. When
- * an exclusive acquire takes a principal's last child not held exclusively, a spare is started
- * (within both caps), so that the principal's next call finds a child ready.
+ * an exclusive acquire takes a key's last child not held exclusively, a spare is started
+ * (within both caps), so that the key's next call finds a child ready.
  *
  * <p>The reaper removes dead children (their processes reaped) and, with an idle TTL, children
  * idle longer than it; a dead child met on {@link #acquire} is removed and replaced. Spawns and
@@ -87,23 +91,20 @@ public final class ChildPool implements AutoCloseable {
   private final Settings settings;
   private final Log log;
   private final PooledChild.Events events;
-  private final byte[] capabilities;
-  private final Map<String, List<PooledChild>> byPrincipal = new HashMap<>(); // guarded by this
+  /** A principal's children for one set of client capabilities (a 2026-era child's key holds {@link ClientAsks#ALL}). */
+  record Key(String principal, ClientAsks asks) {}
+
+  private final Map<Key, List<PooledChild>> byKey = new HashMap<>(); // guarded by this
   private int count; // children listed or being spawned, guarded by this
   private final AtomicLong serials = new AtomicLong();
   private final ExecutorService closers = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("pool-close-", 0).factory());
   private final ScheduledExecutorService reaper;
   private volatile boolean closed;
 
-  /**
-   * @param capabilities the client capabilities the gateway declares to each child (what the
-   *     reverse MRTR bridge can ask a 2026-era client for), as a JSON object
-   */
-  ChildPool(Settings settings, Log log, PooledChild.Events events, String capabilities) {
+  ChildPool(Settings settings, Log log, PooledChild.Events events) {
     this.settings = settings;
     this.log = log;
     this.events = events;
-    this.capabilities = capabilities.getBytes(StandardCharsets.UTF_8);
     this.reaper = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("pool-reaper").factory());
     long period = reapPeriod(settings.idleTtl()).toMillis();
     reaper.scheduleWithFixedDelay(this::reap, period, period, TimeUnit.MILLISECONDS);
@@ -115,11 +116,14 @@ public final class ChildPool implements AutoCloseable {
   }
 
   /**
-   * A ready child of {@code principal}, held for the caller (who must {@link #release} it). With
+   * A ready child of {@code principal} initialized for {@code asks} (what the request's client can
+   * be asked; ignored once the children are known to be 2026-era servers, which get each caller's
+   * capabilities with every request), held for the caller (who must {@link #release} it). With
    * {@code exclusive}, one no other exclusive user holds (a bridged call, which may park the child
    * on a question to its client), spawning one within the principal's cap if need be.
    */
-  PooledChild acquire(String principal, boolean exclusive) throws Unavailable, InterruptedException {
+  PooledChild acquire(String principal, ClientAsks asks, boolean exclusive) throws Unavailable, InterruptedException {
+    Key key = new Key(principal, servesEra2026() ? ClientAsks.ALL : asks);
     for (int attempt = 0; attempt < 3; attempt++) {
       PooledChild child;
       PooledChild spare = null; // one more child, started in the background (see below)
@@ -128,33 +132,28 @@ public final class ChildPool implements AutoCloseable {
         if (closed) {
           throw new Unavailable("the gateway is shutting down");
         }
-        List<PooledChild> mine = byPrincipal.computeIfAbsent(principal, p -> new ArrayList<>());
+        List<PooledChild> mine = byKey.computeIfAbsent(key, k -> new ArrayList<>());
         mine.removeIf(c -> c.dead() && retire(c, "dead"));
         child = mine.stream()
             .filter(c -> !exclusive || !c.exclusivelyHeld())
             .min(Comparator.comparing((PooledChild c) -> !c.ready.isDone()).thenComparingInt(PooledChild::load))
             .orElse(null);
-        if (!exclusive && child != null && child.load() > 0 && mine.size() < settings.perPrincipal()
+        if (!exclusive && child != null && child.load() > 0 && childrenOf(principal) < settings.perPrincipal()
             && count < settings.total() && mine.stream().allMatch(c -> c.ready.isDone())) {
-          // every child of the principal is busy: one more starts in the background, for the calls
-          // after this one (a 2025-era child may serve one request at a time); this call shares
-          spare = new PooledChild(principal, serials.incrementAndGet(),
-              new ChildLog(log.tagged("pool child " + serials.get()), settings.stderrLimit()), events);
-          mine.add(spare);
-          count++;
+          // every child of the key is busy: one more starts in the background, for the calls after
+          // this one (a 2025-era child may serve one request at a time); this call shares
+          spare = newChild(key, mine);
         }
         if (child == null) { // none yet, or (exclusive) every one taken
-          if (mine.size() >= settings.perPrincipal()) {
+          // at the principal's cap, an idle child of another of its keys makes room
+          if (childrenOf(principal) >= settings.perPrincipal() && !evictOne(principal)) {
             throw new Unavailable("all " + settings.perPrincipal() + " children of this principal are busy with"
                 + " calls waiting for their client's input; retry once one completes", true);
           }
-          if (count >= settings.total() && !evictOne()) {
+          if (count >= settings.total() && !evictOne(null)) {
             throw new Unavailable("the pool is full (" + settings.total() + " children, none idle)", true);
           }
-          child = new PooledChild(principal, serials.incrementAndGet(),
-              new ChildLog(log.tagged("pool child " + serials.get()), settings.stderrLimit()), events);
-          mine.add(child);
-          count++;
+          child = newChild(key, mine);
           fresh = true;
         }
         child.hold();
@@ -162,12 +161,9 @@ public final class ChildPool implements AutoCloseable {
           child.holdExclusively();
           // --- the reverse MRTR bridge: the principal's last free child is now taken; start a spare
           // (within the caps) so that its next call does not wait for a spawn and a handshake
-          if (spare == null && mine.size() < settings.perPrincipal() && count < settings.total()
+          if (spare == null && childrenOf(principal) < settings.perPrincipal() && count < settings.total()
               && mine.stream().allMatch(PooledChild::exclusivelyHeld)) {
-            spare = new PooledChild(principal, serials.incrementAndGet(),
-                new ChildLog(log.tagged("pool child " + serials.get()), settings.stderrLimit()), events);
-            mine.add(spare);
-            count++;
+            spare = newChild(key, mine);
           }
         }
       }
@@ -183,7 +179,7 @@ public final class ChildPool implements AutoCloseable {
       }
       release(child, exclusive);
       synchronized (this) {
-        List<PooledChild> mine = byPrincipal.get(principal);
+        List<PooledChild> mine = byKey.get(key);
         if (mine != null && mine.remove(child)) {
           retire(child, "failed to start");
         }
@@ -193,6 +189,27 @@ public final class ChildPool implements AutoCloseable {
       }
     }
     throw new Unavailable("the server keeps failing");
+  }
+
+  /** A new child for {@code key}, listed in {@code mine} and counted (its process not yet started). Holds the lock. */
+  private PooledChild newChild(Key key, List<PooledChild> mine) {
+    long serial = serials.incrementAndGet();
+    PooledChild child = new PooledChild(key.principal(), key.asks(), serial,
+        new ChildLog(log.tagged("pool child " + serial), settings.stderrLimit()), events);
+    mine.add(child);
+    count++;
+    return child;
+  }
+
+  /** The children of {@code principal} listed or being spawned, over all its keys. Holds the lock. */
+  private int childrenOf(String principal) {
+    int n = 0;
+    for (Map.Entry<Key, List<PooledChild>> e : byKey.entrySet()) {
+      if (e.getKey().principal().equals(principal)) {
+        n += e.getValue().size();
+      }
+    }
+    return n;
   }
 
   /** Starts a child the pool grew by while its principal's children were busy; removes it when it fails. */
@@ -206,7 +223,7 @@ public final class ChildPool implements AutoCloseable {
       Thread.currentThread().interrupt();
     }
     synchronized (this) {
-      List<PooledChild> mine = byPrincipal.get(spare.principal);
+      List<PooledChild> mine = byKey.get(new Key(spare.principal, spare.asks));
       if (mine != null && mine.remove(spare)) {
         retire(spare, "failed to start");
       }
@@ -304,7 +321,7 @@ public final class ChildPool implements AutoCloseable {
     child.attach(process, handshake);
     log.info("pool: started " + settings.child().argv().getFirst() + " (pid " + process.pid() + ") for 2026-era requests");
     byte[] init = ("{\"jsonrpc\":\"2.0\",\"id\":" + handshake.json() + ",\"method\":\"initialize\",\"params\":{"
-        + "\"protocolVersion\":\"2025-11-25\",\"capabilities\":" + new String(capabilities, StandardCharsets.UTF_8)
+        + "\"protocolVersion\":\"2025-11-25\",\"capabilities\":" + child.asks.capabilitiesJson()
         + ",\"clientInfo\":" + CLIENT_INFO + "}}").getBytes(StandardCharsets.UTF_8);
     if (!child.send(init)) {
       child.initialized.completeExceptionally(new IllegalStateException("the server did not read its stdin"));
@@ -365,20 +382,28 @@ public final class ChildPool implements AutoCloseable {
     }
   }
 
-  /** Evicts the idlest evictable child of any principal; false when there is none. Holds the lock. */
-  private boolean evictOne() {
+  /**
+   * Evicts the idlest evictable child of {@code principal} (of any principal when null); false when
+   * there is none. Holds the lock.
+   */
+  private boolean evictOne(String principal) {
     PooledChild idlest = null;
-    for (List<PooledChild> list : byPrincipal.values()) {
-      for (PooledChild c : list) {
+    Key at = null;
+    for (Map.Entry<Key, List<PooledChild>> e : byKey.entrySet()) {
+      if (principal != null && !e.getKey().principal().equals(principal)) {
+        continue;
+      }
+      for (PooledChild c : e.getValue()) {
         if (c.idle() && c.ready.isDone() && (idlest == null || c.idleNanos() > idlest.idleNanos())) {
           idlest = c;
+          at = e.getKey();
         }
       }
     }
     if (idlest == null) {
       return false;
     }
-    byPrincipal.get(idlest.principal).remove(idlest);
+    byKey.get(at).remove(idlest);
     retire(idlest, "evicted to make room");
     return true;
   }
@@ -401,12 +426,12 @@ public final class ChildPool implements AutoCloseable {
     try {
       Duration ttl = settings.idleTtl();
       synchronized (this) {
-        for (List<PooledChild> list : byPrincipal.values()) {
+        for (List<PooledChild> list : byKey.values()) {
           list.removeIf(c -> (c.dead() && c.initialized.isDone() && retire(c, "dead"))
               || (!ttl.isZero() && c.idle() && c.ready.isDone() && c.idleNanos() > ttl.toNanos()
                   && retire(c, "idle for " + ttl.toSeconds() + " s")));
         }
-        byPrincipal.values().removeIf(List::isEmpty);
+        byKey.values().removeIf(List::isEmpty);
       }
     } catch (RuntimeException e) { // an escaped exception would cancel every later pass
       log.error("pool reaper: " + e);
@@ -428,10 +453,10 @@ public final class ChildPool implements AutoCloseable {
   public void close() throws InterruptedException {
     synchronized (this) {
       closed = true;
-      for (List<PooledChild> list : byPrincipal.values()) {
+      for (List<PooledChild> list : byKey.values()) {
         list.forEach(c -> retire(c, "the gateway is shutting down"));
       }
-      byPrincipal.clear();
+      byKey.clear();
     }
     reaper.shutdownNow();
     closers.shutdown();

@@ -63,16 +63,6 @@ public final class Era2026Endpoint implements AutoCloseable {
   static final Set<String> REMOVED = Set.of("initialize", "ping", "logging/setLevel", "resources/subscribe",
       "resources/unsubscribe", "roots/list", "sampling/createMessage", "elicitation/create");
 
-  /** The client capability each of a child's questions needs. */
-  static final java.util.Map<String, String> CAPABILITY_OF = java.util.Map.of("elicitation/create", "elicitation",
-      "sampling/createMessage", "sampling", "roots/list", "roots");
-
-  /** Whether the capabilities object {@code json} has member {@code name}. */
-  static boolean declares(String json, String name) {
-    byte[] bytes = json.getBytes(java.nio.charset.StandardCharsets.UTF_8);
-    return Json.field(bytes, new JsonSpan(0, bytes.length), name) != null;
-  }
-
   /** How often a bridged streamed call looks for its child's questions while it waits. */
   private static final long QUESTION_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
@@ -100,7 +90,7 @@ public final class Era2026Endpoint implements AutoCloseable {
    * @param keepAlive how long a response stream may stay quiet before a comment is written
    */
   public Era2026Endpoint(ChildPool.Settings pool, Duration backendTimeout, Duration keepAlive, long cacheTtlMs, Log log) {
-    this.pool = new ChildPool(pool, log, new ChildEvents(), ReverseBridge.CHILD_CAPABILITIES);
+    this.pool = new ChildPool(pool, log, new ChildEvents());
     this.listens = new ListenHub(keepAlive.toMillis(), log);
     this.ids = new IdSpace();
     this.bridge = new ReverseBridge(backendTimeout.dividedBy(2), ids, this.pool::release, log);
@@ -145,8 +135,9 @@ public final class Era2026Endpoint implements AutoCloseable {
     // may ask its client holds a child of its own (the pool grows within the principal's cap)
     // (a 2026-era child asks its client itself, and judges its own requestState: nothing to bridge)
     boolean children2026 = pool.servesEra2026();
+    ClientAsks asks = ClientAsks.of(request.bytes(), passed.clientCapabilities());
     if (!children2026 && ReverseBridge.isRetry(request)) {
-      resume(request, principal, passed.clientCapabilities().text(request.bytes()), accept, response, callback);
+      resume(request, principal, asks, accept, response, callback);
       return;
     }
     boolean bridged = !children2026 && McpMethods.MAY_REQUIRE_INPUT.contains(request.method());
@@ -159,7 +150,7 @@ public final class Era2026Endpoint implements AutoCloseable {
     PooledChild child;
     while (true) {
       try {
-        child = pool.acquire(principal, bridged);
+        child = pool.acquire(principal, asks, bridged);
         break;
       } catch (ChildPool.Unavailable e) {
         if (bridged && e.atCap && bridge.abandonOldest(principal)) {
@@ -181,7 +172,7 @@ public final class Era2026Endpoint implements AutoCloseable {
       } else if (request.method().equals(McpMethods.SUBSCRIPTIONS_LISTEN)) {
         listens.serve(request, child, accept, response, callback);
       } else {
-        parked = forward(request, principal, bridged, passed.clientCapabilities().text(request.bytes()), child, accept,
+        parked = forward(request, principal, bridged, asks, child, accept,
             response, callback);
       }
     } finally {
@@ -192,7 +183,7 @@ public final class Era2026Endpoint implements AutoCloseable {
   }
 
   /** Forwards a request to {@code child} and writes its answer; true when the call was parked on a round of questions. */
-  private boolean forward(Request request, String principal, boolean bridged, String capabilities, PooledChild child,
+  private boolean forward(Request request, String principal, boolean bridged, ClientAsks asks, PooledChild child,
       java.util.List<String> accept, Response response, Callback callback) throws InterruptedException {
     IdSpace.Remapped remapped;
     switch (ids.remap(request)) {
@@ -205,7 +196,7 @@ public final class Era2026Endpoint implements AutoCloseable {
     IdSpace.Entry entry = remapped.entry();
     PooledChild.Call call = child.open(entry.childId(), entry.clientToken() == null ? null : entry.childId(),
         LogLevels.threshold(metaString(request, MetaKeys.LOG_LEVEL)));
-    call.clientCapabilities = capabilities;
+    call.asks = asks;
     ReverseBridge.Txn txn = bridged ? bridge.begin(principal, request, child, call, entry) : null;
     boolean parked = false;
     try {
@@ -223,13 +214,13 @@ public final class Era2026Endpoint implements AutoCloseable {
   }
 
   /** A retry of a bridged call: its parked round answered, the call goes on under the retry's id (or the retry is refused). */
-  private void resume(Request retry, String principal, String capabilities, java.util.List<String> accept, Response response,
+  private void resume(Request retry, String principal, ClientAsks asks, java.util.List<String> accept, Response response,
       Callback callback) throws InterruptedException {
     switch (bridge.resume(retry, principal)) {
       case ReverseBridge.Refused refused -> Replies.json(response, callback, refused.status(), refused.body());
       case ReverseBridge.Resumed resumed -> {
         ReverseBridge.Txn txn = resumed.txn();
-        txn.call.clientCapabilities = capabilities;
+        txn.call.asks = asks;
         boolean parked = false;
         try {
           parked = conclude(retry, null, txn.child, txn.call, txn.entry, txn, accept, response, callback);
@@ -541,8 +532,8 @@ public final class Era2026Endpoint implements AutoCloseable {
      */
     @Override
     public void request(PooledChild child, Request request, PooledChild.Call during) {
-      String needed = CAPABILITY_OF.get(request.method());
-      if (during != null && needed != null && !declares(during.clientCapabilities, needed)) {
+      String needed = ClientAsks.CAPABILITY_OF.get(request.method());
+      if (during != null && needed != null && !during.asks.declares(needed)) {
         IdSpace.Entry entry = ids.lookup(during.childId);
         JsonRpcId client = during.questions != null ? during.questions.answerAs
             : entry == null ? during.childId : entry.clientId();

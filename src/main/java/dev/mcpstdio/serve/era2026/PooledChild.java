@@ -56,8 +56,8 @@ final class PooledChild implements ChildProcess.Listener {
     private volatile Consumer<byte[]> related; // the reply's event stream, or null (JSON reply)
     /** The HTTP status of an answer the gateway made itself (0: the child's answer, status by its code). */
     volatile int gatewayStatus;
-    /** The capabilities the request declared ({@code _meta} clientCapabilities, an object's JSON), or "{}". */
-    volatile String clientCapabilities = "{}";
+    /** What the request's client can be asked ({@code _meta} clientCapabilities); none until the request sets it. */
+    volatile ClientAsks asks = new ClientAsks(false, false, false);
     /** A bridged call's questions from the child (the reverse MRTR bridge), or null: not bridged. */
     volatile ReverseBridge.Questions questions;
 
@@ -92,6 +92,8 @@ final class PooledChild implements ChildProcess.Listener {
   private static final AtomicLong SEQUENCE = new AtomicLong();
 
   final String principal;
+  /** What this child was told its client can be asked (its initialize's capabilities): part of its pool key. */
+  final ClientAsks asks;
   final long serial;
   final ChildLog childLog;
   private final Events events;
@@ -117,13 +119,14 @@ final class PooledChild implements ChildProcess.Listener {
   private volatile String deathReason = "the server process exited";
   private volatile boolean warnedOfDrop;
 
-  PooledChild(String principal, long serial, ChildLog childLog, Events events) {
+  PooledChild(String principal, ClientAsks asks, long serial, ChildLog childLog, Events events) {
     initialized.whenComplete((result, failure) -> {
       if (failure != null) {
         ready.completeExceptionally(failure);
       }
     });
     this.principal = principal;
+    this.asks = asks;
     this.serial = serial;
     this.childLog = childLog;
     this.events = events;

@@ -70,12 +70,6 @@ final class ReverseBridge implements AutoCloseable {
   /** The {@code _meta} member by which a child names a question's key. */
   static final String INPUT_KEY_META = "dev.mcp-stdio/inputKey";
 
-  /**
-   * The client capabilities the gateway declares to each pooled child: everything the bridge can
-   * ask a 2026-era client for (whether a request's client has it is checked per request: -32021).
-   */
-  static final String CHILD_CAPABILITIES = "{\"elicitation\":{},\"sampling\":{},\"roots\":{}}";
-
   private static final Pattern KEY = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
 
   private final RequestStateCodec codec;

@@ -28,7 +28,7 @@ class ChildPoolTest {
         id=$(printf '%s' "$line" | sed -n 's/^.*"id":\\("[^"]*"\\|[0-9][0-9]*\\).*$/\\1/p')
         case "$line" in
           *'"method":"notifications/'*) ;;
-          *'"method":"initialize"'*) printf '%s\\n' "{\\"jsonrpc\\":\\"2.0\\",\\"id\\":$id,\\"result\\":{\\"protocolVersion\\":\\"2025-11-25\\",\\"capabilities\\":{},\\"serverInfo\\":{\\"name\\":\\"pooled\\",\\"version\\":\\"1\\"}}}" ;;
+          *'"method":"initialize"'*) printf 'init %s\\n' "$line" >&2; printf '%s\\n' "{\\"jsonrpc\\":\\"2.0\\",\\"id\\":$id,\\"result\\":{\\"protocolVersion\\":\\"2025-11-25\\",\\"capabilities\\":{},\\"serverInfo\\":{\\"name\\":\\"pooled\\",\\"version\\":\\"1\\"}}}" ;;
           *) printf '%s\\n' "{\\"jsonrpc\\":\\"2.0\\",\\"id\\":$id,\\"error\\":{\\"code\\":-32601,\\"message\\":\\"Method not found\\"}}" ;;
         esac
       done
@@ -43,12 +43,13 @@ class ChildPoolTest {
   };
 
   private ChildPool pool;
+  private final ByteArrayOutputStream logged = new ByteArrayOutputStream();
 
   private ChildPool pool(int perPrincipal, int total, Duration idleTtl) {
     ChildPool.Settings settings = new ChildPool.Settings(new ChildSpec(List.of("/bin/sh", "-c", CHILD)), 1 << 20,
         new ChildProcess.Ladder(Duration.ofMillis(300), Duration.ofMillis(300)), ChildProcess.StderrLimit.DEFAULT,
         perPrincipal, total, idleTtl, Duration.ofSeconds(20));
-    pool = new ChildPool(settings, new Log(new ByteArrayOutputStream(), Log.Level.DEBUG, new Redactor()), NOTHING, "{}");
+    pool = new ChildPool(settings, new Log(logged, Log.Level.DEBUG, new Redactor()), NOTHING);
     return pool;
   }
 
@@ -62,12 +63,12 @@ class ChildPoolTest {
   @Test
   void aPrincipalsCallsShareItsChildAndPrincipalsNeverShareOne() throws Exception {
     ChildPool p = pool(4, 8, Duration.ZERO);
-    PooledChild a1 = p.acquire("alice", false);
-    PooledChild b = p.acquire("bob", false);
+    PooledChild a1 = p.acquire("alice", ClientAsks.ALL, false);
+    PooledChild b = p.acquire("bob", ClientAsks.ALL, false);
     assertThat(b).isNotSameAs(a1);
     assertThat(b.principal).isEqualTo("bob");
     p.release(a1, false);
-    assertThat(p.acquire("alice", false)).as("an idle child is shared, not grown past").isSameAs(a1);
+    assertThat(p.acquire("alice", ClientAsks.ALL, false)).as("an idle child is shared, not grown past").isSameAs(a1);
     assertThat(p.size()).isEqualTo(2);
     assertThat(a1.initialized.join()).asString().contains("\"name\":\"pooled\"");
   }
@@ -75,15 +76,15 @@ class ChildPoolTest {
   @Test
   void whenEveryChildOfAPrincipalIsBusyThePoolGrowsInTheBackgroundWithinTheCap() throws Exception {
     ChildPool p = pool(2, 8, Duration.ZERO);
-    PooledChild first = p.acquire("alice", false);
-    PooledChild second = p.acquire("alice", false); // first is busy: a spare starts, this call shares
+    PooledChild first = p.acquire("alice", ClientAsks.ALL, false);
+    PooledChild second = p.acquire("alice", ClientAsks.ALL, false); // first is busy: a spare starts, this call shares
     assertThat(second).isSameAs(first);
     Await.until("the spare child to be listed", Duration.ofSeconds(15), () -> p.size() == 2);
     java.util.concurrent.atomic.AtomicReference<PooledChild> spare = new java.util.concurrent.atomic.AtomicReference<>();
     Await.until("a call to get the spare once it is ready", Duration.ofSeconds(15), () -> {
       PooledChild got;
       try {
-        got = p.acquire("alice", false);
+        got = p.acquire("alice", ClientAsks.ALL, false);
       } catch (ChildPool.Unavailable | InterruptedException e) {
         throw new AssertionError(e);
       }
@@ -95,46 +96,81 @@ class ChildPoolTest {
       return false;
     });
     assertThat(spare.get().principal).isEqualTo("alice");
-    p.acquire("alice", false); // both busy and at the cap of 2: shares, grows no more
+    p.acquire("alice", ClientAsks.ALL, false); // both busy and at the cap of 2: shares, grows no more
     assertThat(p.size()).as("never past the principal's cap").isEqualTo(2);
   }
 
   @Test
   void exclusiveHoldsGrowThePoolWithinThePrincipalsCapThenRefuse() throws Exception {
     ChildPool p = pool(2, 8, Duration.ZERO);
-    PooledChild first = p.acquire("alice", true);
-    PooledChild second = p.acquire("alice", true);
+    PooledChild first = p.acquire("alice", ClientAsks.ALL, true);
+    PooledChild second = p.acquire("alice", ClientAsks.ALL, true);
     assertThat(second).isNotSameAs(first);
-    assertThatThrownBy(() -> p.acquire("alice", true)).isInstanceOf(ChildPool.Unavailable.class)
+    assertThatThrownBy(() -> p.acquire("alice", ClientAsks.ALL, true)).isInstanceOf(ChildPool.Unavailable.class)
         .hasMessageContaining("all 2 children of this principal are busy");
-    assertThat(p.acquire("alice", false)).isIn(first, second); // a shared call still gets one
+    assertThat(p.acquire("alice", ClientAsks.ALL, false)).isIn(first, second); // a shared call still gets one
     p.release(first, true);
-    assertThat(p.acquire("alice", true)).isSameAs(first);
+    assertThat(p.acquire("alice", ClientAsks.ALL, true)).isSameAs(first);
   }
 
   @Test
   void atTheTotalCapOnlyAnIdleChildIsEvictedAndNoneIsRefused() throws Exception {
     ChildPool p = pool(1, 2, Duration.ZERO);
-    PooledChild alice = p.acquire("alice", false);
-    PooledChild bob = p.acquire("bob", false);
-    assertThatThrownBy(() -> p.acquire("carol", false)).isInstanceOf(ChildPool.Unavailable.class)
+    PooledChild alice = p.acquire("alice", ClientAsks.ALL, false);
+    PooledChild bob = p.acquire("bob", ClientAsks.ALL, false);
+    assertThatThrownBy(() -> p.acquire("carol", ClientAsks.ALL, false)).isInstanceOf(ChildPool.Unavailable.class)
         .hasMessageContaining("the pool is full (2 children, none idle)");
     p.release(alice, false); // alice's child is idle now: it makes room
-    PooledChild carol = p.acquire("carol", false);
+    PooledChild carol = p.acquire("carol", ClientAsks.ALL, false);
     assertThat(carol).isNotSameAs(alice).isNotSameAs(bob);
     Await.until("the evicted child to exit", Duration.ofSeconds(10), () -> !alice.process().isAlive());
     assertThat(bob.process().isAlive()).as("the held child is never evicted").isTrue();
     assertThat(p.size()).isEqualTo(2);
   }
 
+  private static final ClientAsks SAMPLING_ONLY = new ClientAsks(false, true, false);
+
+  @Test
+  void aChildIsKeyedByWhatItsClientCanBeAskedAndToldExactlyThat() throws Exception {
+    ChildPool p = pool(4, 8, Duration.ZERO);
+    PooledChild all = p.acquire("alice", ClientAsks.ALL, false);
+    p.release(all, false);
+    PooledChild sampling = p.acquire("alice", SAMPLING_ONLY, false);
+    assertThat(sampling).as("an idle child told of other capabilities is not shared").isNotSameAs(all);
+    assertThat(sampling.asks).isEqualTo(SAMPLING_ONLY);
+    p.release(sampling, false);
+    assertThat(p.acquire("alice", SAMPLING_ONLY, false)).isSameAs(sampling);
+    assertThat(p.acquire("alice", ClientAsks.ALL, false)).isSameAs(all);
+    Await.until("both initialize lines on the child's stderr", Duration.ofSeconds(10), () -> initializeLines().size() == 2);
+    assertThat(initializeLines()).anySatisfy(l -> assertThat(l).contains("\"capabilities\":{\"sampling\":{}},"))
+        .anySatisfy(l -> assertThat(l).contains("\"capabilities\":{\"elicitation\":{},\"sampling\":{},\"roots\":{}},"));
+  }
+
+  @Test
+  void atThePrincipalsCapAnIdleChildOfAnotherKeyMakesRoomAndABusyOneNever() throws Exception {
+    ChildPool p = pool(1, 8, Duration.ZERO);
+    PooledChild all = p.acquire("alice", ClientAsks.ALL, false);
+    assertThatThrownBy(() -> p.acquire("alice", SAMPLING_ONLY, false)).isInstanceOf(ChildPool.Unavailable.class)
+        .hasMessageContaining("all 1 children of this principal are busy");
+    p.release(all, false);
+    PooledChild sampling = p.acquire("alice", SAMPLING_ONLY, false);
+    assertThat(sampling).isNotSameAs(all);
+    Await.until("the other key's idle child to exit", Duration.ofSeconds(10), () -> !all.process().isAlive());
+    assertThat(p.size()).as("the principal's cap holds over its keys").isEqualTo(1);
+  }
+
+  private java.util.List<String> initializeLines() {
+    return logged.toString(java.nio.charset.StandardCharsets.UTF_8).lines().filter(l -> l.contains("init {")).toList();
+  }
+
   @Test
   void aDeadChildIsReplacedOnTheNextAcquire() throws Exception {
     ChildPool p = pool(1, 2, Duration.ZERO);
-    PooledChild first = p.acquire("alice", false);
+    PooledChild first = p.acquire("alice", ClientAsks.ALL, false);
     p.release(first, false);
     ProcessHandle.of(first.pid()).orElseThrow().destroyForcibly();
     Await.until("the child to be seen dead", Duration.ofSeconds(10), first::dead);
-    PooledChild second = p.acquire("alice", false);
+    PooledChild second = p.acquire("alice", ClientAsks.ALL, false);
     assertThat(second).isNotSameAs(first);
     assertThat(second.dead()).isFalse();
   }
@@ -142,8 +178,8 @@ class ChildPoolTest {
   @Test
   void anIdleChildIsClosedAfterTheIdleTtlAndAHeldOneIsNot() throws Exception {
     ChildPool p = pool(1, 4, Duration.ofSeconds(1));
-    PooledChild idle = p.acquire("alice", false);
-    PooledChild held = p.acquire("bob", false);
+    PooledChild idle = p.acquire("alice", ClientAsks.ALL, false);
+    PooledChild held = p.acquire("bob", ClientAsks.ALL, false);
     p.release(idle, false);
     Await.until("the idle child to be reaped", Duration.ofSeconds(15), () -> p.size() == 1);
     Await.until("its process to exit", Duration.ofSeconds(10), () -> !idle.process().isAlive());
