@@ -41,8 +41,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * cap the idlest evictable child of any principal makes room; a child is evictable only when
  * nothing is in flight on it and nothing holds it (a listen stream, a parked MRTR round), so
  * eviction never cuts a call or a stream. When nothing can be evicted the request gets 503. When
- * an exclusive acquire takes a key's last child not held exclusively, a spare is started
- * (within both caps), so that the key's next call finds a child ready.
+ * a bridged call parks a key's last child not held exclusively ({@link #parked}), a spare is
+ * started (within both caps), so that the key's next call finds a child ready.
  *
  * <p>The reaper removes dead children (their processes reaped) and, with an idle TTL, children
  * idle longer than it; a dead child met on {@link #acquire} is removed and replaced. Spawns and
@@ -159,17 +159,10 @@ public final class ChildPool implements AutoCloseable {
         child.hold();
         if (exclusive) {
           child.holdExclusively();
-          // --- the reverse MRTR bridge: the principal's last free child is now taken; start a spare
-          // (within the caps) so that its next call does not wait for a spawn and a handshake
-          if (spare == null && childrenOf(principal) < settings.perPrincipal() && count < settings.total()
-              && mine.stream().allMatch(PooledChild::exclusivelyHeld)) {
-            spare = newChild(key, mine);
-          }
         }
       }
-      if (spare != null) { // whoever acquires it before it is ready waits for it as for any fresh child
-        PooledChild starting = spare;
-        Thread.ofVirtual().name("pool-spawn-", starting.serial).start(() -> startSpare(starting));
+      if (spare != null) {
+        startInBackground(spare);
       }
       if (fresh) {
         start(child);
@@ -210,6 +203,32 @@ public final class ChildPool implements AutoCloseable {
       }
     }
     return n;
+  }
+
+  /**
+   * The reverse MRTR bridge parked {@code child} (held exclusively) on a round of questions to its
+   * client, which may take until the round expires: when that leaves its key no child free, a
+   * spare starts in the background (within both caps), so that the key's next call does not wait
+   * for a spawn and a handshake. Not at {@link #acquire}: a bridged call that is answered at once
+   * needs no spare, and a spare spawned beside a fresh child would slow both on a small machine.
+   */
+  void parked(PooledChild child) {
+    PooledChild spare = null;
+    synchronized (this) {
+      List<PooledChild> mine = byKey.get(new Key(child.principal, child.asks));
+      if (!closed && mine != null && mine.contains(child) && childrenOf(child.principal) < settings.perPrincipal()
+          && count < settings.total() && mine.stream().allMatch(PooledChild::exclusivelyHeld)) {
+        spare = newChild(new Key(child.principal, child.asks), mine);
+      }
+    }
+    if (spare != null) {
+      startInBackground(spare);
+    }
+  }
+
+  /** Starts a listed child's process on a thread of its own; whoever acquires it before it is ready waits as for any fresh child. */
+  private void startInBackground(PooledChild spare) {
+    Thread.ofVirtual().name("pool-spawn-", spare.serial).start(() -> startSpare(spare));
   }
 
   /** Starts a child the pool grew by while its principal's children were busy; removes it when it fails. */

@@ -201,6 +201,9 @@ public final class Era2026Endpoint implements AutoCloseable {
     boolean parked = false;
     try {
       parked = conclude(request, remapped.request().bytes(), child, call, entry, txn, accept, response, callback);
+      if (parked) {
+        pool.parked(child);
+      }
       return parked;
     } finally {
       if (!parked) {
@@ -224,6 +227,9 @@ public final class Era2026Endpoint implements AutoCloseable {
         boolean parked = false;
         try {
           parked = conclude(retry, null, txn.child, txn.call, txn.entry, txn, accept, response, callback);
+          if (parked) {
+            pool.parked(txn.child);
+          }
         } finally {
           if (!parked) {
             bridge.finish(txn, "the call ended before its client answered");

@@ -114,6 +114,24 @@ class ChildPoolTest {
   }
 
   @Test
+  void aParkedRoundOnAKeysLastFreeChildStartsOneSpareAndAnExclusiveAcquireAloneStartsNone() throws Exception {
+    ChildPool p = pool(3, 8, Duration.ZERO);
+    PooledChild first = p.acquire("alice", ClientAsks.ALL, true);
+    assertThat(p.size()).as("a bridged call answered at once needs no spare").isEqualTo(1);
+    p.parked(first);
+    Await.until("the spare to be listed", Duration.ofSeconds(10), () -> p.size() == 2);
+    p.parked(first); // a second round of the same call: the spare is free, so no third child
+    PooledChild spare = p.acquire("alice", ClientAsks.ALL, true);
+    assertThat(spare).isNotSameAs(first);
+    assertThat(p.size()).isEqualTo(2);
+    p.parked(spare);
+    Await.until("a spare for the next call", Duration.ofSeconds(10), () -> p.size() == 3);
+    PooledChild third = p.acquire("alice", ClientAsks.ALL, true);
+    p.parked(third);
+    assertThat(p.size()).as("never past the principal's cap").isEqualTo(3);
+  }
+
+  @Test
   void atTheTotalCapOnlyAnIdleChildIsEvictedAndNoneIsRefused() throws Exception {
     ChildPool p = pool(1, 2, Duration.ZERO);
     PooledChild alice = p.acquire("alice", ClientAsks.ALL, false);
