@@ -51,22 +51,21 @@ public record ClientAsks(boolean elicitation, boolean sampling, boolean roots) {
 
   /** The client capabilities a child is initialized with: exactly this set, as a JSON object. */
   public String capabilitiesJson() {
-    List<String> members = new ArrayList<>(3);
-    if (elicitation) {
-      members.add("\"elicitation\":{}");
+    StringBuilder json = new StringBuilder("{");
+    for (String name : names()) {
+      json.append(json.length() > 1 ? "," : "").append('"').append(name).append("\":{}");
     }
-    if (sampling) {
-      members.add("\"sampling\":{}");
-    }
-    if (roots) {
-      members.add("\"roots\":{}");
-    }
-    return "{" + String.join(",", members) + "}";
+    return json.append('}').toString();
   }
 
   /** For log lines: "elicitation+sampling", or "none". */
   @Override
   public String toString() {
+    List<String> names = names();
+    return names.isEmpty() ? "none" : String.join("+", names);
+  }
+
+  private List<String> names() {
     List<String> names = new ArrayList<>(3);
     if (elicitation) {
       names.add("elicitation");
@@ -77,6 +76,6 @@ public record ClientAsks(boolean elicitation, boolean sampling, boolean roots) {
     if (roots) {
       names.add("roots");
     }
-    return names.isEmpty() ? "none" : String.join("+", names);
+    return names;
   }
 }
