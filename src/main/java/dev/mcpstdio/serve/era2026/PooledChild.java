@@ -132,9 +132,27 @@ final class PooledChild implements ChildProcess.Listener {
     this.events = events;
   }
 
-  void attach(ChildProcess child, JsonRpcId handshake) {
+  /**
+   * Gives this child its process; false when the pool retired the child meanwhile (evicted, failed
+   * or the gateway shutting down), and the caller must then close {@code child} itself. With
+   * {@link #retire}, whichever comes second sees the other (both fields volatile), so a process
+   * attached to a retired child is always closed by one of them.
+   */
+  boolean attach(ChildProcess child, JsonRpcId handshake) {
     this.handshakeId = handshake;
     this.process = child;
+    return !retired;
+  }
+
+  private volatile boolean retired;
+
+  /** The pool counted this child out: a process attached from now on is closed at once ({@link #attach}). */
+  void retire() {
+    retired = true;
+  }
+
+  boolean retired() {
+    return retired;
   }
 
   ChildProcess process() {
