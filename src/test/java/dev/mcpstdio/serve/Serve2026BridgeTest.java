@@ -41,7 +41,9 @@ class Serve2026BridgeTest {
         id=$(id_of "$line")
         case "$line" in
           *'"method":"notifications/'*) ;;
-          *'"name":"ask"'*) ask q1; read -r a; got "$a"; done_with "$id" "$(verdict "$a")" ;;
+          *'"method":"prompts/list"'*) pending=$id; got "held $id" ;;
+          *'"name":"ask"'*) ask q1; read -r a; got "$a"; done_with "$id" "$(verdict "$a")"
+            if [ -n "$pending" ]; then printf '{"jsonrpc":"2.0","id":%s,"result":{"prompts":[]}}\\n' "$pending"; pending=; fi ;;
           *'"name":"burst"'*)
             printf '%s\\n' '{"jsonrpc":"2.0","id":"q1","method":"elicitation/create","params":{"message":"name?","requestedSchema":{"type":"object"},"_meta":{"dev.mcp-stdio/inputKey":"name"}}}'
             printf '%s\\n' '{"jsonrpc":"2.0","id":"q2","method":"sampling/createMessage","params":{"messages":[],"maxTokens":5}}'
@@ -202,6 +204,24 @@ class Serve2026BridgeTest {
     HttpResponse<String> r = post(serve, call(23, "ask", "{\"sampling\":{}}", null), "ask", false);
     assertThat(r.statusCode()).isEqualTo(400);
     assertThat(r.body()).contains("\"id\":23", "\"code\":-32021", "\"requiredCapabilities\":{\"elicitation\":{}}");
+  }
+
+  @Test
+  void aQuestionGoesToTheBridgedCallNotToAnOlderCallSharingItsChild() throws Exception {
+    Path got = dir.resolve("shared");
+    try (ServeHarness fresh = ServeHarness.start(ServeHarness.config(ServeHarness.sh(child(got)))
+        .withEra2026(new ServeConfig.Era2026(false, 0, Duration.ZERO, 1, 1)))) {
+      String list = "{\"jsonrpc\":\"2.0\",\"id\":42,\"method\":\"prompts/list\",\"params\":{\"_meta\":{"
+          + "\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":" + ALL + "}}}";
+      CompletableFuture<HttpResponse<String>> older = CompletableFuture.supplyAsync(() -> quietly(() -> fresh.post(null, list, false,
+          "MCP-Protocol-Version", "2026-07-28", "Mcp-Method", "prompts/list")));
+      Await.until("the older call to be in flight at the child", Duration.ofSeconds(10),
+          () -> Files.exists(got) && quietly(() -> Files.readString(got)).contains("held "));
+      String first = answer(post(fresh, call(43, "ask", ALL, null), "ask", false));
+      assertThat(first).as("the bridged call's question is its own round").contains("\"id\":43,\"result\":{\"resultType\":\"input_required\"");
+      assertThat(answer(post(fresh, retry(44, "ask", state(first), "{\"q1\":" + ALICE + "}"), "ask", false))).contains("alice");
+      assertThat(older.get(20, java.util.concurrent.TimeUnit.SECONDS).body()).contains("\"id\":42,\"result\":");
+    }
   }
 
   @Test
