@@ -44,6 +44,9 @@ class Serve2026BridgeTest {
           *'"method":"prompts/list"'*) pending=$id; got "held $id" ;;
           *'"name":"ask"'*) ask q1; read -r a; got "$a"; done_with "$id" "$(verdict "$a")"
             if [ -n "$pending" ]; then printf '{"jsonrpc":"2.0","id":%s,"result":{"prompts":[]}}\\n' "$pending"; pending=; fi ;;
+          *'"name":"late"'*) ask q1; sleep 0.3
+            printf '%s\\n' '{"jsonrpc":"2.0","id":"q2","method":"sampling/createMessage","params":{"messages":[],"maxTokens":5}}'
+            read -r a; got "$a"; read -r b; got "$b"; done_with "$id" late ;;
           *'"name":"burst"'*)
             printf '%s\\n' '{"jsonrpc":"2.0","id":"q1","method":"elicitation/create","params":{"message":"name?","requestedSchema":{"type":"object"},"_meta":{"dev.mcp-stdio/inputKey":"name"}}}'
             printf '%s\\n' '{"jsonrpc":"2.0","id":"q2","method":"sampling/createMessage","params":{"messages":[],"maxTokens":5}}'
@@ -221,6 +224,21 @@ class Serve2026BridgeTest {
       assertThat(first).as("the bridged call's question is its own round").contains("\"id\":43,\"result\":{\"resultType\":\"input_required\"");
       assertThat(answer(post(fresh, retry(44, "ask", state(first), "{\"q1\":" + ALICE + "}"), "ask", false))).contains("alice");
       assertThat(older.get(20, java.util.concurrent.TimeUnit.SECONDS).body()).contains("\"id\":42,\"result\":");
+    }
+  }
+
+  @Test
+  void aQuestionTheClientCannotAnswerWhileItsCallIsParkedIsA32021UnderTheRetrysId() throws Exception {
+    Path got = dir.resolve("late");
+    try (ServeHarness fresh = ServeHarness.start(ServeHarness.config(ServeHarness.sh(child(got))))) {
+      String first = answer(post(fresh, call(45, "late", "{\"elicitation\":{}}", null), "late", false));
+      assertThat(first).contains("\"id\":45,\"result\":{\"resultType\":\"input_required\"");
+      Await.until("the parked call's undeclared question to be refused", Duration.ofSeconds(10),
+          () -> Files.exists(got) && quietly(() -> Files.readString(got)).contains("\"id\":\"q2\",\"error\""));
+      HttpResponse<String> r = post(fresh, call("\"late-retry\"", "late", "{\"elicitation\":{}}",
+          "\"inputResponses\":{\"q1\":" + ALICE + "},\"requestState\":\"" + state(first) + "\""), "late", false);
+      assertThat(r.statusCode()).isEqualTo(400);
+      assertThat(r.body()).startsWith("{\"jsonrpc\":\"2.0\",\"id\":\"late-retry\",\"error\":{\"code\":-32021");
     }
   }
 

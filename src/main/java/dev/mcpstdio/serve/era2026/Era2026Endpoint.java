@@ -470,10 +470,12 @@ public final class Era2026Endpoint implements AutoCloseable {
   }
 
   private ResultStamp.Stamped stamp(Request request, PooledChild child, PooledChild.Call call, byte[] answer) {
-    if (call.gatewayStatus != 0) {
-      return new ResultStamp.Stamped(answer, call.gatewayStatus); // the gateway's own error, already the client's
-    }
     try {
+      if (call.gatewayStatus != 0 && JsonRpcCodec.parse(answer) instanceof JsonRpcMessage.Response own) {
+        // the gateway's own error, made when it happened: under the id of the request answered now
+        // (a parked call's error goes to the retry that finds it, not to the request that parked it)
+        return new ResultStamp.Stamped(ResultStamp.rekeyed(own, request.id()).bytes(), call.gatewayStatus);
+      }
       if (child.era2026 && JsonRpcCodec.parse(answer) instanceof JsonRpcMessage.Response r) {
         return ResultStamp.rekeyed(r, request.id()); // a 2026-era child's answer is its own: only the id is the client's
       }
