@@ -44,6 +44,9 @@ class Serve2026BridgeTest {
           *'"method":"prompts/list"'*) pending=$id; got "held $id" ;;
           *'"name":"ask"'*) ask q1; read -r a; got "$a"; done_with "$id" "$(verdict "$a")"
             if [ -n "$pending" ]; then printf '{"jsonrpc":"2.0","id":%s,"result":{"prompts":[]}}\\n' "$pending"; pending=; fi ;;
+          *'"name":"progress"'*) ask q1; read -r a
+            printf '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":%s,"progress":1}}\\n' "$id"
+            done_with "$id" "$(verdict "$a")" ;;
           *'"name":"late"'*) ask q1; sleep 0.3
             printf '%s\\n' '{"jsonrpc":"2.0","id":"q2","method":"sampling/createMessage","params":{"messages":[],"maxTokens":5}}'
             read -r a; got "$a"; read -r b; got "$b"; done_with "$id" late ;;
@@ -240,6 +243,26 @@ class Serve2026BridgeTest {
       assertThat(r.statusCode()).isEqualTo(400);
       assertThat(r.body()).startsWith("{\"jsonrpc\":\"2.0\",\"id\":\"late-retry\",\"error\":{\"code\":-32021");
     }
+  }
+
+  @Test
+  void progressDuringARetryCarriesTheRetrysOwnTokenAndNoneWhenItGaveNone() throws Exception {
+    String first = answer(post(serve, call(46, "progress", ALL, null).replace("\"_meta\":{", "\"_meta\":{\"progressToken\":\"p-first\","),
+        "progress", true));
+    assertThat(first).contains("input_required");
+    String retry = retry(47, "progress", state(first), "{\"q1\":" + ALICE + "}")
+        .replace("\"_meta\":{", "\"_meta\":{\"progressToken\":\"p-retry\",");
+    HttpResponse<String> done = post(serve, retry, "progress", true);
+    List<String> events = ServeHarness.events(done.body());
+    assertThat(events).hasSize(2);
+    assertThat(events.getFirst()).contains("\"progressToken\":\"p-retry\"").doesNotContain("p-first", "mcp-stdio/serve/");
+    assertThat(events.getLast()).contains("\"id\":47,\"result\"", "alice");
+
+    String again = answer(post(serve, call(48, "progress", ALL, null).replace("\"_meta\":{", "\"_meta\":{\"progressToken\":\"p-2\","),
+        "progress", true));
+    HttpResponse<String> quiet = post(serve, retry(49, "progress", state(again), "{\"q1\":" + ALICE + "}"), "progress", true);
+    assertThat(answer(quiet)).contains("\"id\":49,\"result\"", "alice");
+    assertThat(quiet.body()).as("a retry that asked no progress gets none").doesNotContain("notifications/progress");
   }
 
   @Test
