@@ -41,7 +41,15 @@ class Serve2026BridgeTest {
         id=$(id_of "$line")
         case "$line" in
           *'"method":"notifications/'*) ;;
-          *'"name":"ask"'*) ask q1; read -r a; got "$a"; done_with "$id" "$(verdict "$a")" ;;
+          *'"method":"prompts/list"'*) pending=$id; got "held $id" ;;
+          *'"name":"ask"'*) ask q1; read -r a; got "$a"; done_with "$id" "$(verdict "$a")"
+            if [ -n "$pending" ]; then printf '{"jsonrpc":"2.0","id":%s,"result":{"prompts":[]}}\\n' "$pending"; pending=; fi ;;
+          *'"name":"progress"'*) ask q1; read -r a
+            printf '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":%s,"progress":1}}\\n' "$id"
+            done_with "$id" "$(verdict "$a")" ;;
+          *'"name":"late"'*) ask q1; sleep 0.3
+            printf '%s\\n' '{"jsonrpc":"2.0","id":"q2","method":"sampling/createMessage","params":{"messages":[],"maxTokens":5}}'
+            read -r a; got "$a"; read -r b; got "$b"; done_with "$id" late ;;
           *'"name":"burst"'*)
             printf '%s\\n' '{"jsonrpc":"2.0","id":"q1","method":"elicitation/create","params":{"message":"name?","requestedSchema":{"type":"object"},"_meta":{"dev.mcp-stdio/inputKey":"name"}}}'
             printf '%s\\n' '{"jsonrpc":"2.0","id":"q2","method":"sampling/createMessage","params":{"messages":[],"maxTokens":5}}'
@@ -202,6 +210,59 @@ class Serve2026BridgeTest {
     HttpResponse<String> r = post(serve, call(23, "ask", "{\"sampling\":{}}", null), "ask", false);
     assertThat(r.statusCode()).isEqualTo(400);
     assertThat(r.body()).contains("\"id\":23", "\"code\":-32021", "\"requiredCapabilities\":{\"elicitation\":{}}");
+  }
+
+  @Test
+  void aQuestionGoesToTheBridgedCallNotToAnOlderCallSharingItsChild() throws Exception {
+    Path got = dir.resolve("shared");
+    try (ServeHarness fresh = ServeHarness.start(ServeHarness.config(ServeHarness.sh(child(got)))
+        .withEra2026(new ServeConfig.Era2026(false, 0, Duration.ZERO, 1, 1)))) {
+      String list = "{\"jsonrpc\":\"2.0\",\"id\":42,\"method\":\"prompts/list\",\"params\":{\"_meta\":{"
+          + "\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":" + ALL + "}}}";
+      CompletableFuture<HttpResponse<String>> older = CompletableFuture.supplyAsync(() -> quietly(() -> fresh.post(null, list, false,
+          "MCP-Protocol-Version", "2026-07-28", "Mcp-Method", "prompts/list")));
+      Await.until("the older call to be in flight at the child", Duration.ofSeconds(10),
+          () -> Files.exists(got) && quietly(() -> Files.readString(got)).contains("held "));
+      String first = answer(post(fresh, call(43, "ask", ALL, null), "ask", false));
+      assertThat(first).as("the bridged call's question is its own round").contains("\"id\":43,\"result\":{\"resultType\":\"input_required\"");
+      assertThat(answer(post(fresh, retry(44, "ask", state(first), "{\"q1\":" + ALICE + "}"), "ask", false))).contains("alice");
+      assertThat(older.get(20, java.util.concurrent.TimeUnit.SECONDS).body()).contains("\"id\":42,\"result\":");
+    }
+  }
+
+  @Test
+  void aQuestionTheClientCannotAnswerWhileItsCallIsParkedIsA32021UnderTheRetrysId() throws Exception {
+    Path got = dir.resolve("late");
+    try (ServeHarness fresh = ServeHarness.start(ServeHarness.config(ServeHarness.sh(child(got))))) {
+      String first = answer(post(fresh, call(45, "late", "{\"elicitation\":{}}", null), "late", false));
+      assertThat(first).contains("\"id\":45,\"result\":{\"resultType\":\"input_required\"");
+      Await.until("the parked call's undeclared question to be refused", Duration.ofSeconds(10),
+          () -> Files.exists(got) && quietly(() -> Files.readString(got)).contains("\"id\":\"q2\",\"error\""));
+      HttpResponse<String> r = post(fresh, call("\"late-retry\"", "late", "{\"elicitation\":{}}",
+          "\"inputResponses\":{\"q1\":" + ALICE + "},\"requestState\":\"" + state(first) + "\""), "late", false);
+      assertThat(r.statusCode()).isEqualTo(400);
+      assertThat(r.body()).startsWith("{\"jsonrpc\":\"2.0\",\"id\":\"late-retry\",\"error\":{\"code\":-32021");
+    }
+  }
+
+  @Test
+  void progressDuringARetryCarriesTheRetrysOwnTokenAndNoneWhenItGaveNone() throws Exception {
+    String first = answer(post(serve, call(46, "progress", ALL, null).replace("\"_meta\":{", "\"_meta\":{\"progressToken\":\"p-first\","),
+        "progress", true));
+    assertThat(first).contains("input_required");
+    String retry = retry(47, "progress", state(first), "{\"q1\":" + ALICE + "}")
+        .replace("\"_meta\":{", "\"_meta\":{\"progressToken\":\"p-retry\",");
+    HttpResponse<String> done = post(serve, retry, "progress", true);
+    List<String> events = ServeHarness.events(done.body());
+    assertThat(events).hasSize(2);
+    assertThat(events.getFirst()).contains("\"progressToken\":\"p-retry\"").doesNotContain("p-first", "mcp-stdio/serve/");
+    assertThat(events.getLast()).contains("\"id\":47,\"result\"", "alice");
+
+    String again = answer(post(serve, call(48, "progress", ALL, null).replace("\"_meta\":{", "\"_meta\":{\"progressToken\":\"p-2\","),
+        "progress", true));
+    HttpResponse<String> quiet = post(serve, retry(49, "progress", state(again), "{\"q1\":" + ALICE + "}"), "progress", true);
+    assertThat(answer(quiet)).contains("\"id\":49,\"result\"", "alice");
+    assertThat(quiet.body()).as("a retry that asked no progress gets none").doesNotContain("notifications/progress");
   }
 
   @Test

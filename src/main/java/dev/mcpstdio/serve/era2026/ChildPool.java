@@ -168,7 +168,11 @@ public final class ChildPool implements AutoCloseable {
         start(child);
       }
       if (await(child)) {
-        return child;
+        if (!child.retired()) {
+          return child;
+        }
+        release(child, exclusive); // retired while it started: the gateway is closing
+        throw new Unavailable("the gateway is shutting down");
       }
       release(child, exclusive);
       synchronized (this) {
@@ -305,7 +309,11 @@ public final class ChildPool implements AutoCloseable {
               + "-era server (" + verdict.reason() + ")");
         }
         if (verdict.isEra2026()) {
-          child.attach(process, null);
+          if (!child.attach(process, null)) { // retired while it was probed (the gateway closing)
+            closeInBackground(process::close);
+            child.initialized.completeExceptionally(new IllegalStateException("the child was retired while it started"));
+            return;
+          }
           child.era2026 = true;
           probe.handOver(child);
           log.info("pool: started " + settings.child().argv().getFirst() + " (pid " + process.pid() + "), a 2026-era server");
@@ -324,7 +332,11 @@ public final class ChildPool implements AutoCloseable {
           }
           return;
         }
-        closers.execute(process::close); // a 2025-era child starts afresh for its handshake
+        closeInBackground(process::close); // a 2025-era child starts afresh for its handshake
+        if (child.retired()) {
+          child.initialized.completeExceptionally(new IllegalStateException("the child was retired while it started"));
+          return;
+        }
       }
       handshake2025(child);
     } catch (IOException | RuntimeException e) {
@@ -337,7 +349,11 @@ public final class ChildPool implements AutoCloseable {
   private void handshake2025(PooledChild child) throws IOException {
     JsonRpcId handshake = JsonRpcId.relayOwned(HANDSHAKE_ID_PREFIX + child.serial);
     ChildProcess process = ChildProcess.start(settings.child(), settings.maxLineBytes(), child.childLog, settings.ladder(), child);
-    child.attach(process, handshake);
+    if (!child.attach(process, handshake)) { // retired while it was spawned (the gateway closing)
+      closeInBackground(process::close);
+      child.initialized.completeExceptionally(new IllegalStateException("the child was retired while it started"));
+      return;
+    }
     log.info("pool: started " + settings.child().argv().getFirst() + " (pid " + process.pid() + ") for 2026-era requests");
     byte[] init = ("{\"jsonrpc\":\"2.0\",\"id\":" + handshake.json() + ",\"method\":\"initialize\",\"params\":{"
         + "\"protocolVersion\":\"2025-11-25\",\"capabilities\":" + child.asks.capabilitiesJson()
@@ -430,8 +446,9 @@ public final class ChildPool implements AutoCloseable {
   /** Counts a listed child out and closes it in the background. Holds the lock. */
   private boolean retire(PooledChild child, String why) {
     count--;
+    child.retire(); // a process still being spawned for it is closed when it is attached
     child.childLog.info("pool: closing child (" + why + ")");
-    closers.execute(() -> {
+    closeInBackground(() -> {
       ChildProcess p = child.process();
       if (p != null) {
         p.close();
@@ -439,6 +456,15 @@ public final class ChildPool implements AutoCloseable {
       child.childLog.flush();
     });
     return true;
+  }
+
+  /** Runs a close on the closers, or on a thread of its own once they are shut down (a spawn that ends after {@link #close}). */
+  private void closeInBackground(Runnable close) {
+    try {
+      closers.execute(close);
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      Thread.ofVirtual().name("pool-close-late").start(close);
+    }
   }
 
   private void reap() {

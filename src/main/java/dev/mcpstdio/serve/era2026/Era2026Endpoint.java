@@ -224,6 +224,7 @@ public final class Era2026Endpoint implements AutoCloseable {
       case ReverseBridge.Resumed resumed -> {
         ReverseBridge.Txn txn = resumed.txn();
         txn.call.asks = asks;
+        ids.retoken(txn.entry.childId(), retry); // its progress goes under the retry's token now
         boolean parked = false;
         try {
           parked = conclude(retry, null, txn.child, txn.call, txn.entry, txn, accept, response, callback);
@@ -314,9 +315,10 @@ public final class Era2026Endpoint implements AutoCloseable {
       if (line == ANSWERED) {
         break;
       }
+      byte[] view = line == null ? null : clientView(line);
       try {
-        if (line != null) {
-          events.message(clientView(line));
+        if (view != null) {
+          events.message(view);
           lastWrite = System.nanoTime();
         } else if (System.nanoTime() - lastWrite > TimeUnit.MILLISECONDS.toNanos(keepAliveMillis)) {
           events.keepAlive(); // also how a client that closed its stream is noticed
@@ -331,8 +333,12 @@ public final class Era2026Endpoint implements AutoCloseable {
       if (line == ANSWERED) {
         continue;
       }
+      byte[] view = clientView(line);
+      if (view == null) {
+        continue;
+      }
       try {
-        events.message(clientView(line));
+        events.message(view);
       } catch (IOException e) {
         throw new IOExceptionCarrier(e);
       }
@@ -340,12 +346,15 @@ public final class Era2026Endpoint implements AutoCloseable {
     return call.answer.getNow(null);
   }
 
-  /** A progress notification under the client's own token; a log message as the child wrote it. */
+  /**
+   * A progress notification under the client's own token (null: the request now waiting gave
+   * none, and the gateway's token never reaches a client); a log message as the child wrote it.
+   */
   private byte[] clientView(byte[] line) {
     try {
       if (JsonRpcCodec.parse(line) instanceof JsonRpcMessage.Notification n && n.method().equals(McpMethods.PROGRESS)) {
         IdSpace.Progress progress = ids.progress(n);
-        return progress == null ? line : progress.notification();
+        return progress == null ? null : progress.notification();
       }
     } catch (MalformedMessageException e) {
       // the child's line was routed as JSON: cannot happen
@@ -470,10 +479,12 @@ public final class Era2026Endpoint implements AutoCloseable {
   }
 
   private ResultStamp.Stamped stamp(Request request, PooledChild child, PooledChild.Call call, byte[] answer) {
-    if (call.gatewayStatus != 0) {
-      return new ResultStamp.Stamped(answer, call.gatewayStatus); // the gateway's own error, already the client's
-    }
     try {
+      if (call.gatewayStatus != 0 && JsonRpcCodec.parse(answer) instanceof JsonRpcMessage.Response own) {
+        // the gateway's own error, made when it happened: under the id of the request answered now
+        // (a parked call's error goes to the retry that finds it, not to the request that parked it)
+        return new ResultStamp.Stamped(ResultStamp.rekeyed(own, request.id()).bytes(), call.gatewayStatus);
+      }
       if (child.era2026 && JsonRpcCodec.parse(answer) instanceof JsonRpcMessage.Response r) {
         return ResultStamp.rekeyed(r, request.id()); // a 2026-era child's answer is its own: only the id is the client's
       }

@@ -127,6 +127,19 @@ public final class IdSpace {
     }
   }
 
+  /**
+   * A bridged call goes on under a retry ({@code retry}, a new request of the client's): its
+   * progress comes back under the retry's token from now on, or is dropped when the retry gave
+   * none (the request that gave the old one has had its answer). No-op when the entry has ended.
+   */
+  public void retoken(JsonRpcId childId, Request retry) {
+    JsonSpan token = progressToken(retry.bytes(), retry.params());
+    String text = token == null ? null : token.text(retry.bytes());
+    synchronized (entries) {
+      entries.computeIfPresent(childId, (id, e) -> new Entry(e.childId(), e.clientId(), text));
+    }
+  }
+
   /** Entries in flight. */
   public int size() {
     synchronized (entries) {

@@ -100,10 +100,12 @@ final class ListenHub {
       return;
     }
     EventStream events = new EventStream(response);
+    boolean subscribed = false; // only what this stream counted up is counted down (a client gone before its ack counted nothing)
     try {
       events.open();
       events.message(filter.ack(listen.id()));
       subscribe(child, filter.uris());
+      subscribed = true;
       pump(listener, events);
       callback.succeeded();
     } catch (IOException e) {
@@ -111,7 +113,9 @@ final class ListenHub {
       callback.failed(e);
     } finally {
       detach(listener);
-      unsubscribe(child, filter.uris());
+      if (subscribed) {
+        unsubscribe(child, filter.uris());
+      }
     }
   }
 

@@ -132,9 +132,27 @@ final class PooledChild implements ChildProcess.Listener {
     this.events = events;
   }
 
-  void attach(ChildProcess child, JsonRpcId handshake) {
+  /**
+   * Gives this child its process; false when the pool retired the child meanwhile (evicted, failed
+   * or the gateway shutting down), and the caller must then close {@code child} itself. With
+   * {@link #retire}, whichever comes second sees the other (both fields volatile), so a process
+   * attached to a retired child is always closed by one of them.
+   */
+  boolean attach(ChildProcess child, JsonRpcId handshake) {
     this.handshakeId = handshake;
     this.process = child;
+    return !retired;
+  }
+
+  private volatile boolean retired;
+
+  /** The pool counted this child out: a process attached from now on is closed at once ({@link #attach}). */
+  void retire() {
+    retired = true;
+  }
+
+  boolean retired() {
+    return retired;
   }
 
   ChildProcess process() {
@@ -274,10 +292,7 @@ final class PooledChild implements ChildProcess.Listener {
         }
       }
       case JsonRpcMessage.Notification n -> events.notification(this, n);
-      case JsonRpcMessage.Request r -> {
-        Call during = calls.values().stream().min(Comparator.comparingLong(c -> c.sequence)).orElse(null);
-        events.request(this, r, during);
-      }
+      case JsonRpcMessage.Request r -> events.request(this, r, asker());
       case JsonRpcMessage.Batch b -> childLog.warn("the server wrote a batch; dropped");
       case JsonRpcMessage.Invalid i -> childLog.warn("the server wrote an invalid message (" + Log.visible(i.reason()) + "); dropped");
     }
@@ -305,6 +320,16 @@ final class PooledChild implements ChildProcess.Listener {
     if (waiting == null || !waiting.answer.complete(line)) {
       dropped("an answer to id " + Log.visible(String.valueOf(r.id())) + ", which no request is waiting for");
     }
+  }
+
+  /**
+   * The call a question of the child's belongs to: its bridged call when it has one (at most one,
+   * the pool's exclusive hold), since only a bridged call can ask its client and calls that share
+   * the child (a listing, say) cannot; else the oldest call, or null.
+   */
+  private Call asker() {
+    Comparator<Call> order = Comparator.comparing((Call c) -> c.questions == null).thenComparingLong(c -> c.sequence);
+    return calls.values().stream().min(order).orElse(null);
   }
 
   private Call byToken(JsonRpcId token) {

@@ -181,6 +181,65 @@ class ChildPoolTest {
     return logged.toString(java.nio.charset.StandardCharsets.UTF_8).lines().filter(l -> l.contains("init {")).toList();
   }
 
+  /**
+   * A child that, asked server/discover, writes its pid to {@code dir/pid}, waits for {@code
+   * dir/gate}, then answers {@code answer} (its id spliced in after {@code "id":}).
+   */
+  private static String gatedProbeChild(java.nio.file.Path dir, String answerAfterId) {
+    return """
+        while read -r line; do
+          id=$(printf '%s' "$line" | sed -n 's/^.*"id":\\("[^"]*"\\|[0-9][0-9]*\\).*$/\\1/p')
+          case "$line" in
+            *'"method":"server/discover"'*) echo $$ > DIR/pid.tmp; mv DIR/pid.tmp DIR/pid
+              while [ ! -f DIR/gate ]; do sleep 0.05; done
+              printf '%s\\n' "{\\"jsonrpc\\":\\"2.0\\",\\"id\\":$id,ANSWER}" ;;
+            *) ;;
+          esac
+        done
+        """.replace("DIR", dir.toString()).replace("ANSWER", answerAfterId);
+  }
+
+  private ChildPool pool(String script) {
+    ChildPool.Settings settings = new ChildPool.Settings(new ChildSpec(List.of("/bin/sh", "-c", script)), 1 << 20,
+        new ChildProcess.Ladder(Duration.ofMillis(300), Duration.ofMillis(300)), ChildProcess.StderrLimit.DEFAULT,
+        4, 8, Duration.ZERO, Duration.ofSeconds(20));
+    pool = new ChildPool(settings, new Log(logged, Log.Level.DEBUG, new Redactor()), NOTHING);
+    return pool;
+  }
+
+  /** The pool closes while its first child is being probed; the probe then answers {@code answer}: no process outlives the pool. */
+  private void closeWhileProbing(String answerAfterId) throws Exception {
+    java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("pool-probe");
+    ChildPool p = pool(gatedProbeChild(dir, answerAfterId));
+    java.util.concurrent.CompletableFuture<Object> acquired = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+      try {
+        return p.acquire("alice", ClientAsks.ALL, false);
+      } catch (Exception e) {
+        return e;
+      }
+    });
+    java.nio.file.Path pidFile = dir.resolve("pid");
+    Await.until("the probe to reach the child", Duration.ofSeconds(10), () -> java.nio.file.Files.exists(pidFile));
+    long pid = Long.parseLong(java.nio.file.Files.readString(pidFile).trim());
+    p.close();
+    java.nio.file.Files.createFile(dir.resolve("gate"));
+    assertThat(acquired.get(30, java.util.concurrent.TimeUnit.SECONDS)).as("the acquire ends, refused")
+        .isInstanceOf(ChildPool.Unavailable.class);
+    Await.until("the probed child's process to be ended", Duration.ofSeconds(10),
+        () -> ProcessHandle.of(pid).map(h -> !h.isAlive()).orElse(true));
+  }
+
+  @Test
+  void aChildProbedAsA2025EraServerWhileThePoolClosesIsEnded() throws Exception {
+    closeWhileProbing("\\\"error\\\":{\\\"code\\\":-32601,\\\"message\\\":\\\"Method not found\\\"}");
+  }
+
+  @Test
+  void aChildProbedAsA2026EraServerWhileThePoolClosesIsEnded() throws Exception {
+    closeWhileProbing("\\\"result\\\":{\\\"supportedVersions\\\":[\\\"2026-07-28\\\"],\\\"capabilities\\\":{},"
+        + "\\\"serverInfo\\\":{\\\"name\\\":\\\"p\\\",\\\"version\\\":\\\"1\\\"}}");
+  }
+
   @Test
   void aDeadChildIsReplacedOnTheNextAcquire() throws Exception {
     ChildPool p = pool(1, 2, Duration.ZERO);
