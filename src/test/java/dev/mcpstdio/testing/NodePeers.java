@@ -54,10 +54,15 @@ public final class NodePeers {
     }
   }
 
-  /** The TypeScript SDK peer folder with its dependencies installed; returns the folder. */
+  /**
+   * The TypeScript SDK (v1, 2025 era) peer folder with its dependencies installed; returns the
+   * folder holding the HTTP peers and the stdio child of {@code Sandwich2026IT}
+   * (sandwich-stdio-server.mjs).
+   */
   public static synchronized Path interopPeers() {
     assumeNode();
-    return install(SOURCES, TARGET.resolve("interop"), List.of("streamable-server.mjs", "streamable-client.mjs", "sse-server.mjs"));
+    return install(SOURCES, TARGET.resolve("interop"),
+        List.of("streamable-server.mjs", "streamable-client.mjs", "sse-server.mjs", "sandwich-stdio-server.mjs"));
   }
 
   /**
