@@ -147,8 +147,8 @@ public final class ChildPool implements AutoCloseable {
         if (child == null) { // none yet, or (exclusive) every one taken
           // at the principal's cap, an idle child of another of its keys makes room
           if (childrenOf(principal) >= settings.perPrincipal() && !evictOne(principal)) {
-            throw new Unavailable("all " + settings.perPrincipal() + " children of this principal are busy with"
-                + " calls waiting for their client's input; retry once one completes", true);
+            throw new Unavailable("all " + settings.perPrincipal() + " children of this principal are busy (a call"
+                + " that may ask its client holds a child of its own); retry once one completes", true);
           }
           if (count >= settings.total() && !evictOne(null)) {
             throw new Unavailable("the pool is full (" + settings.total() + " children, none idle)", true);
@@ -259,6 +259,25 @@ public final class ChildPool implements AutoCloseable {
       child.releaseExclusively();
     }
     child.unhold();
+    synchronized (this) {
+      notifyAll(); // wakes the callers waiting at a cap (awaitRelease)
+    }
+  }
+
+  /**
+   * Waits until some child is released or {@code deadlineNanos} ({@link System#nanoTime}) passes:
+   * a caller refused at a cap waits here before trying again, since most held children are freed
+   * within milliseconds. False once the deadline has passed (the caller is then refused).
+   */
+  boolean awaitRelease(long deadlineNanos) throws InterruptedException {
+    synchronized (this) {
+      long left = deadlineNanos - System.nanoTime();
+      if (left <= 0 || closed) {
+        return false;
+      }
+      TimeUnit.NANOSECONDS.timedWait(this, left);
+      return true;
+    }
   }
 
   /** How long a fresh child may take to answer the gateway's {@code server/discover} probe. */

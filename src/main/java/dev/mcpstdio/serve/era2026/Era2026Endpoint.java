@@ -63,6 +63,12 @@ public final class Era2026Endpoint implements AutoCloseable {
   static final Set<String> REMOVED = Set.of("initialize", "ping", "logging/setLevel", "resources/subscribe",
       "resources/unsubscribe", "roots/list", "sampling/createMessage", "elicitation/create");
 
+  /**
+   * Bound on how long a request refused at a pool cap (every child of its key held by a call in
+   * flight) waits for a child to be released before it is answered 503.
+   */
+  static final java.time.Duration CAP_WAIT = java.time.Duration.ofSeconds(10);
+
   /** How often a bridged streamed call looks for its child's questions while it waits. */
   private static final long QUESTION_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
@@ -148,6 +154,7 @@ public final class Era2026Endpoint implements AutoCloseable {
     }
     // --- end of the bridge's part
     PooledChild child;
+    long capDeadline = System.nanoTime() + CAP_WAIT.toNanos();
     while (true) {
       try {
         child = pool.acquire(principal, asks, bridged);
@@ -155,6 +162,9 @@ public final class Era2026Endpoint implements AutoCloseable {
       } catch (ChildPool.Unavailable e) {
         if (bridged && e.atCap && bridge.abandonOldest(principal)) {
           continue; // the bridge gave up the principal's oldest parked round: its child is free (each pass frees one)
+        }
+        if (e.atCap && pool.awaitRelease(capDeadline)) {
+          continue; // every child is held by a call in flight: wait (bounded) for one to be released
         }
         Replies.error(response, callback, 503, request.id(), ErrorCodes.INTERNAL_ERROR, "backend unavailable: " + e.getMessage());
         return;
