@@ -8,13 +8,11 @@ import io.modelcontextprotocol.client.transport.ServerParameters;
 import io.modelcontextprotocol.client.transport.StdioClientTransport;
 import io.modelcontextprotocol.json.McpJsonDefaults;
 import io.modelcontextprotocol.spec.McpSchema;
-import java.lang.reflect.Field;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 /**
@@ -99,13 +97,7 @@ final class RelayHost implements AutoCloseable {
 
   /** The relay's OS process (the SDK keeps it private; tests need its exit code). */
   Process process() {
-    try {
-      Field f = StdioClientTransport.class.getDeclaredField("process");
-      f.setAccessible(true);
-      return (Process) f.get(transport);
-    } catch (ReflectiveOperationException e) {
-      throw new AssertionError("cannot reach StdioClientTransport.process (SDK changed?): " + e);
-    }
+    return RelayStdio.process(transport);
   }
 
   /** Waits for a progress/logging/... condition the host observes. */
@@ -122,19 +114,11 @@ final class RelayHost implements AutoCloseable {
     List<ProcessHandle> descendants = p.descendants().toList();
     closed = true;
     client.closeGracefully();
-    try {
-      if (!p.waitFor(15, TimeUnit.SECONDS)) {
-        p.destroyForcibly();
-        throw new AssertionError("relay did not exit within 15 s of the host closing; stderr:\n" + String.join("\n", stderr));
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new AssertionError("interrupted");
-    }
+    int exit = RelayStdio.awaitExit(p, () -> String.join("\n", stderr));
     for (ProcessHandle d : descendants) {
       Await.until("descendant " + d.pid() + " of the relay to end", Duration.ofSeconds(5), () -> !d.isAlive());
     }
-    return p.exitValue();
+    return exit;
   }
 
   @Override
@@ -153,13 +137,6 @@ final class RelayHost implements AutoCloseable {
     } catch (AssertionError e) {
       return;
     }
-    if (p != null && p.isAlive()) {
-      p.destroyForcibly();
-      try {
-        p.waitFor(10, TimeUnit.SECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }
+    RelayStdio.end(p);
   }
 }

@@ -11,14 +11,12 @@ import io.modelcontextprotocol.json.TypeRef;
 import io.modelcontextprotocol.spec.McpClientTransport;
 import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpSchema.JSONRPCMessage;
-import java.lang.reflect.Field;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import reactor.core.publisher.Mono;
@@ -161,13 +159,7 @@ final class SdkHost implements AutoCloseable {
   }
 
   private Process process() {
-    try {
-      Field f = StdioClientTransport.class.getDeclaredField("process");
-      f.setAccessible(true);
-      return (Process) f.get(stdio);
-    } catch (ReflectiveOperationException e) {
-      throw new AssertionError("cannot reach StdioClientTransport.process (SDK changed?): " + e);
-    }
+    return RelayStdio.process(stdio);
   }
 
   /** Closes the host the SDK's way (stdin closed, then a bounded wait) and returns the relay's exit code. */
@@ -175,16 +167,7 @@ final class SdkHost implements AutoCloseable {
     Process p = process();
     closed = true;
     client.closeGracefully();
-    try {
-      if (!p.waitFor(15, TimeUnit.SECONDS)) {
-        p.destroyForcibly();
-        throw new AssertionError("relay did not exit within 15 s of the host closing; stderr:\n" + stderrText());
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new AssertionError("interrupted");
-    }
-    return p.exitValue();
+    return RelayStdio.awaitExit(p, this::stderrText);
   }
 
   @Override
@@ -197,15 +180,7 @@ final class SdkHost implements AutoCloseable {
         // best effort: the process is ended below
       }
     }
-    Process p = process();
-    if (p != null && p.isAlive()) {
-      p.destroyForcibly();
-      try {
-        p.waitFor(10, TimeUnit.SECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }
+    RelayStdio.end(process());
   }
 
   /** The stdio transport, with each message in either direction noted in {@link #wire} first. */
