@@ -92,7 +92,11 @@ public final class ChildPool implements AutoCloseable {
   private final Log log;
   private final PooledChild.Events events;
   /** A principal's children for one set of client capabilities (a 2026-era child's key holds {@link ClientAsks#ALL}). */
-  record Key(String principal, ClientAsks asks) {}
+  record Key(String principal, ClientAsks asks) {
+    static Key of(PooledChild child) {
+      return new Key(child.principal, child.asks);
+    }
+  }
 
   private final Map<Key, List<PooledChild>> byKey = new HashMap<>(); // guarded by this
   private int count; // children listed or being spawned, guarded by this
@@ -219,10 +223,11 @@ public final class ChildPool implements AutoCloseable {
   void parked(PooledChild child) {
     PooledChild spare = null;
     synchronized (this) {
-      List<PooledChild> mine = byKey.get(new Key(child.principal, child.asks));
+      Key key = Key.of(child);
+      List<PooledChild> mine = byKey.get(key);
       if (!closed && mine != null && mine.contains(child) && childrenOf(child.principal) < settings.perPrincipal()
           && count < settings.total() && mine.stream().allMatch(PooledChild::exclusivelyHeld)) {
-        spare = newChild(new Key(child.principal, child.asks), mine);
+        spare = newChild(key, mine);
       }
     }
     if (spare != null) {
@@ -246,7 +251,7 @@ public final class ChildPool implements AutoCloseable {
       Thread.currentThread().interrupt();
     }
     synchronized (this) {
-      List<PooledChild> mine = byKey.get(new Key(spare.principal, spare.asks));
+      List<PooledChild> mine = byKey.get(Key.of(spare));
       if (mine != null && mine.remove(spare)) {
         retire(spare, "failed to start");
       }
@@ -329,8 +334,7 @@ public final class ChildPool implements AutoCloseable {
         }
         if (verdict.isEra2026()) {
           if (!child.attach(process, null)) { // retired while it was probed (the gateway closing)
-            closeInBackground(process::close);
-            child.initialized.completeExceptionally(new IllegalStateException("the child was retired while it started"));
+            abandonRetired(child, process);
             return;
           }
           child.era2026 = true;
@@ -353,7 +357,7 @@ public final class ChildPool implements AutoCloseable {
         }
         closeInBackground(process::close); // a 2025-era child starts afresh for its handshake
         if (child.retired()) {
-          child.initialized.completeExceptionally(new IllegalStateException("the child was retired while it started"));
+          abandonRetired(child, null);
           return;
         }
       }
@@ -365,12 +369,19 @@ public final class ChildPool implements AutoCloseable {
     }
   }
 
+  /** A child retired while it started: its process (if any) closed, its waiters failed. */
+  private void abandonRetired(PooledChild child, ChildProcess process) {
+    if (process != null) {
+      closeInBackground(process::close);
+    }
+    child.initialized.completeExceptionally(new IllegalStateException("the child was retired while it started"));
+  }
+
   private void handshake2025(PooledChild child) throws IOException {
     JsonRpcId handshake = JsonRpcId.relayOwned(HANDSHAKE_ID_PREFIX + child.serial);
     ChildProcess process = ChildProcess.start(settings.child(), settings.maxLineBytes(), child.childLog, settings.ladder(), child);
     if (!child.attach(process, handshake)) { // retired while it was spawned (the gateway closing)
-      closeInBackground(process::close);
-      child.initialized.completeExceptionally(new IllegalStateException("the child was retired while it started"));
+      abandonRetired(child, process);
       return;
     }
     log.info("pool: started " + settings.child().argv().getFirst() + " (pid " + process.pid() + ") for 2026-era requests");
