@@ -210,7 +210,8 @@ public final class Era2026Endpoint implements AutoCloseable {
     ReverseBridge.Txn txn = bridged ? bridge.begin(principal, request, child, call, entry) : null;
     boolean parked = false;
     try {
-      parked = conclude(request, remapped.request().bytes(), child, call, entry, txn, accept, response, callback);
+      byte[] toChild = remapped.request().bytes();
+      parked = conclude(request, () -> child.send(toChild), child, call, entry, txn, accept, response, callback);
       if (parked) {
         pool.parked(child);
       }
@@ -237,7 +238,10 @@ public final class Era2026Endpoint implements AutoCloseable {
         ids.retoken(txn.entry.childId(), retry); // its progress goes under the retry's token now
         boolean parked = false;
         try {
-          parked = conclude(retry, null, txn.child, txn.call, txn.entry, txn, accept, response, callback);
+          parked = conclude(retry, () -> {
+            resumed.deliver();
+            return true;
+          }, txn.child, txn.call, txn.entry, txn, accept, response, callback);
           if (parked) {
             pool.parked(txn.child);
           }
@@ -251,11 +255,22 @@ public final class Era2026Endpoint implements AutoCloseable {
   }
 
   /**
-   * Sends {@code toChild} (a new call; null for a retry, whose call is open at the child), waits for
-   * the call's answer and writes it, as JSON or on an event stream; a bridged call ({@code txn} not
-   * null) may instead be answered with a round of its child's questions, and is then parked (true).
+   * What sets a call going at its child: a new call's request, or a retry's answers to the child's
+   * questions. False when the child could not be written to.
    */
-  private boolean conclude(Request request, byte[] toChild, PooledChild child, PooledChild.Call call, IdSpace.Entry entry, ReverseBridge.Txn txn,
+  @FunctionalInterface
+  private interface Launch {
+    boolean launch();
+  }
+
+  /**
+   * Routes the call's related messages to this request, then launches it ({@code launch}: only
+   * now, since the child may send progress the moment it has the request or its answers), waits
+   * for the call's answer and writes it, as JSON or on an event stream; a bridged call ({@code
+   * txn} not null) may instead be answered with a round of its child's questions, and is then
+   * parked (true).
+   */
+  private boolean conclude(Request request, Launch launch, PooledChild child, PooledChild.Call call, IdSpace.Entry entry, ReverseBridge.Txn txn,
       java.util.List<String> accept, Response response, Callback callback) throws InterruptedException {
     if (txn != null) {
       call.questions.answerAs = request.id();
@@ -271,7 +286,7 @@ public final class Era2026Endpoint implements AutoCloseable {
         child.childLog.warn("a client's stream is not read; dropped a progress or log message for it");
       }
     });
-    if (toChild != null && !child.send(toChild)) { // sent once its progress has somewhere to go
+    if (!launch.launch()) { // launched once its progress has somewhere to go
       Replies.error(response, callback, 503, request.id(), ErrorCodes.INTERNAL_ERROR, "backend unavailable: " + child.deathReason());
       return false;
     }

@@ -325,15 +325,28 @@ final class ReverseBridge implements AutoCloseable {
   /** What came of a retry. */
   sealed interface Resume permits Resumed, Refused {}
 
-  /** The round was consumed and its answers written to the child: the call goes on under the retry. */
-  record Resumed(Txn txn) implements Resume {}
+  /**
+   * The round was consumed: the call goes on under the retry once {@link #deliver} has written the
+   * client's answers to the child, which the caller does only after the retry's progress token and
+   * event stream are in place (the child may send progress the moment it has its answers).
+   */
+  record Resumed(Txn txn, List<Delivery> answers) implements Resume {
+    /** Writes the client's answers to the child, in the order it asked. */
+    void deliver() {
+      answers.forEach(a -> answerChild(txn.child, a.questionId(), a.answer()));
+    }
+  }
+
+  /** One of the client's answers, for the child's question {@code questionId}. */
+  record Delivery(JsonRpcId questionId, byte[] answer) {}
 
   /** The retry is refused; {@code body} is its answer; nothing was consumed unless the state was genuine and the round gone. */
   record Refused(int status, byte[] body) implements Resume {}
 
   /**
    * A retry: verifies its state (MAC first), finds its round, validates its answers, consumes the
-   * round (once), and answers the child's questions; those it leaves unanswered are asked again.
+   * round (once), and gathers the answers to the child's questions ({@link Resumed#deliver}); those
+   * it leaves unanswered are asked again.
    */
   Resume resume(Request retry, String principal) {
     byte[] bytes = retry.bytes();
@@ -361,16 +374,17 @@ final class ReverseBridge implements AutoCloseable {
     if (parked.consume(s.txn(), s.round()).isEmpty()) {
       return refused(retry, "stale requestState: its round was already answered, or has expired");
     }
+    List<Delivery> deliveries = new ArrayList<>();
     for (var question : txn.asked.entrySet()) {
       byte[] answer = answers.get(question.getKey());
       if (answer == null) {
         txn.carried.put(question.getKey(), question.getValue());
       } else {
-        answerChild(txn.child, question.getValue().id(), answer);
+        deliveries.add(new Delivery(question.getValue().id(), answer));
       }
     }
     txn.asked = Map.of();
-    return new Resumed(txn);
+    return new Resumed(txn, List.copyOf(deliveries));
   }
 
   private static Refused refused(Request retry, String why) {
