@@ -321,9 +321,9 @@ class Serve2026BridgeTest {
       String parked = answer(post(fresh, call(35, "ask", ALL, null), "ask", false));
       assertThat(parked).contains("input_required");
       Await.until("a spare child to be started", Duration.ofSeconds(10),
-          () -> fresh.log().split("pool: started", -1).length - 1 == 2);
+          () -> fresh.log().split("for 2026-era requests", -1).length - 1 == 2);
       assertThat(answer(post(fresh, retry(36, "ask", state(parked), "{\"q1\":" + ALICE + "}"), "ask", false))).contains("alice");
-      assertThat(fresh.log().split("pool: started", -1).length - 1).as("no third child while one is free").isEqualTo(2);
+      assertThat(fresh.log().split("for 2026-era requests", -1).length - 1).as("no third child while one is free").isEqualTo(2);
     }
   }
 

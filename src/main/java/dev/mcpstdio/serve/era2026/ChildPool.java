@@ -99,7 +99,10 @@ public final class ChildPool implements AutoCloseable {
   }
 
   private final Map<Key, List<PooledChild>> byKey = new HashMap<>(); // guarded by this
-  private int count; // children listed or being spawned, guarded by this
+  private int count; // children listed or being spawned, and the warm process (or its spawn), guarded by this
+  /** The process spawned ahead for the next child ({@link WarmProcess}), or null; guarded by this. */
+  private WarmProcess warm;
+  private boolean warming; // the warm process is being spawned, guarded by this
   private final AtomicLong serials = new AtomicLong();
   private final ExecutorService closers = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("pool-close-", 0).factory());
   private final ScheduledExecutorService reaper;
@@ -142,8 +145,8 @@ public final class ChildPool implements AutoCloseable {
             .filter(c -> !exclusive || !c.exclusivelyHeld())
             .min(Comparator.comparing((PooledChild c) -> !c.ready.isDone()).thenComparingInt(PooledChild::load))
             .orElse(null);
-        if (!exclusive && child != null && child.load() > 0 && childrenOf(principal) < settings.perPrincipal()
-            && count < settings.total() && mine.stream().allMatch(c -> c.ready.isDone())) {
+        if (!exclusive && child != null && childrenOf(principal) < settings.perPrincipal()
+            && mine.stream().allMatch(c -> c.ready.isDone() && c.working() > 0) && room()) {
           // every child of the key is busy: one more starts in the background, for the calls after
           // this one (a 2025-era child may serve one request at a time); this call shares
           spare = newChild(key, mine);
@@ -154,7 +157,7 @@ public final class ChildPool implements AutoCloseable {
             throw new Unavailable("all " + settings.perPrincipal() + " children of this principal are busy (a call"
                 + " that may ask its client holds a child of its own); retry once one completes", true);
           }
-          if (count >= settings.total() && !evictOne(null)) {
+          if (!room() && !evictOne(null)) {
             throw new Unavailable("the pool is full (" + settings.total() + " children, none idle)", true);
           }
           child = newChild(key, mine);
@@ -192,14 +195,97 @@ public final class ChildPool implements AutoCloseable {
     throw new Unavailable("the server keeps failing");
   }
 
-  /** A new child for {@code key}, listed in {@code mine} and counted (its process not yet started). Holds the lock. */
+  /**
+   * A new child for {@code key}, listed in {@code mine} and counted (its process not yet started,
+   * or the warm process, which it takes over). Holds the lock.
+   */
   private PooledChild newChild(Key key, List<PooledChild> mine) {
-    long serial = serials.incrementAndGet();
-    PooledChild child = new PooledChild(key.principal(), key.asks(), serial,
-        new ChildLog(log.tagged("pool child " + serial), settings.stderrLimit()), events);
+    WarmProcess ahead = room() && warm != null ? warm : null;
+    warm = null;
+    PooledChild child;
+    if (ahead != null) { // counted already
+      child = new PooledChild(key.principal(), key.asks(), ahead.serial(), ahead.childLog(), events);
+      child.warmProcess = ahead;
+    } else {
+      long serial = serials.incrementAndGet();
+      child = new PooledChild(key.principal(), key.asks(), serial,
+          new ChildLog(log.tagged("pool child " + serial), settings.stderrLimit()), events);
+      count++;
+    }
     mine.add(child);
-    count++;
     return child;
+  }
+
+  /**
+   * Room for one more child within the total cap: fewer than that many, or a warm process to take
+   * over (a warm process that ended meanwhile is dropped first). Holds the lock.
+   */
+  private boolean room() {
+    if (warm != null && !warm.usable()) {
+      dropWarm("it exited before it was needed");
+    }
+    return count < settings.total() || warm != null;
+  }
+
+  /** Closes the warm process and counts it out. Holds the lock. */
+  private void dropWarm(String why) {
+    WarmProcess w = warm;
+    warm = null;
+    count--;
+    w.childLog().info("pool: closing the warm process (" + why + ")");
+    closeInBackground(() -> {
+      w.process().close();
+      w.childLog().flush();
+    });
+  }
+
+  /**
+   * Makes sure a warm process waits for the next child once the command is known to start
+   * 2025-era servers: spawns one in the background when there is none, none is being spawned, and
+   * the total cap leaves room for it and one more (the warm one counts in the cap, and never takes
+   * the last place: a request that comes while it is being spawned can still start a child of its
+   * own). Called when the probe found the command to start 2025-era servers (the first warm
+   * process then starts beside the first child: a client's second key, e.g. its first call that
+   * declares elicitation, tends to follow its first within a second), and whenever a 2025-era
+   * child became ready (later spawns do not compete with the start of a child a request waits for).
+   */
+  private void warmUp() {
+    long serial;
+    synchronized (this) {
+      if (closed || warming || warm != null || !Boolean.FALSE.equals(era2026Children) || count + 1 >= settings.total()) {
+        return;
+      }
+      warming = true;
+      count++;
+      serial = serials.incrementAndGet();
+    }
+    Thread.ofVirtual().name("pool-warm-", serial).start(() -> spawnWarm(serial));
+  }
+
+  private void spawnWarm(long serial) {
+    ChildLog childLog = new ChildLog(log.tagged("pool child " + serial), settings.stderrLimit());
+    HandOver listener = new HandOver();
+    WarmProcess spawned = null;
+    try {
+      ChildProcess process = ChildProcess.start(settings.child(), settings.maxLineBytes(), childLog, settings.ladder(), listener);
+      spawned = new WarmProcess(serial, childLog, process, listener, System.nanoTime());
+      childLog.info("pool: started " + settings.child().argv().getFirst() + " (pid " + process.pid()
+          + ") ahead of need, for the next child");
+    } catch (IOException | RuntimeException e) {
+      log.warn("pool: could not start a process ahead of need: " + e.getMessage());
+    }
+    synchronized (this) {
+      warming = false;
+      if (spawned != null && !closed) {
+        warm = spawned;
+        return;
+      }
+      count--;
+    }
+    if (spawned != null) { // the gateway closed meanwhile
+      WarmProcess late = spawned;
+      closeInBackground(() -> late.process().close());
+    }
   }
 
   /** The children of {@code principal} listed or being spawned, over all its keys. Holds the lock. */
@@ -226,7 +312,7 @@ public final class ChildPool implements AutoCloseable {
       Key key = Key.of(child);
       List<PooledChild> mine = byKey.get(key);
       if (!closed && mine != null && mine.contains(child) && childrenOf(child.principal) < settings.perPrincipal()
-          && count < settings.total() && mine.stream().allMatch(PooledChild::exclusivelyHeld)) {
+          && room() && mine.stream().allMatch(PooledChild::exclusivelyHeld)) {
         spare = newChild(key, mine);
       }
     }
@@ -360,6 +446,9 @@ public final class ChildPool implements AutoCloseable {
           abandonRetired(child, null);
           return;
         }
+        if (first) {
+          warmUp(); // the first warm process starts beside the first child: the next key may come soon
+        }
       }
       handshake2025(child);
     } catch (IOException | RuntimeException e) {
@@ -377,14 +466,31 @@ public final class ChildPool implements AutoCloseable {
     child.initialized.completeExceptionally(new IllegalStateException("the child was retired while it started"));
   }
 
+  /**
+   * The 2025 handshake, on a process of its own or on the warm process it takes over; once ready,
+   * the next warm process is spawned ({@link #warmUp}).
+   */
   private void handshake2025(PooledChild child) throws IOException {
     JsonRpcId handshake = JsonRpcId.relayOwned(HANDSHAKE_ID_PREFIX + child.serial);
-    ChildProcess process = ChildProcess.start(settings.child(), settings.maxLineBytes(), child.childLog, settings.ladder(), child);
+    WarmProcess ahead = child.warmProcess;
+    child.warmProcess = null;
+    ChildProcess process = ahead != null ? ahead.process()
+        : ChildProcess.start(settings.child(), settings.maxLineBytes(), child.childLog, settings.ladder(), child);
     if (!child.attach(process, handshake)) { // retired while it was spawned (the gateway closing)
       abandonRetired(child, process);
       return;
     }
-    log.info("pool: started " + settings.child().argv().getFirst() + " (pid " + process.pid() + ") for 2026-era requests");
+    child.ready.thenRun(this::warmUp);
+    if (ahead != null) {
+      if (!ahead.listener().handOver(child)) { // it exited just before
+        child.onStdoutClosed();
+        return;
+      }
+      log.info("pool: took over " + settings.child().argv().getFirst() + " (pid " + process.pid() + "), started ahead of"
+          + " need, for 2026-era requests");
+    } else {
+      log.info("pool: started " + settings.child().argv().getFirst() + " (pid " + process.pid() + ") for 2026-era requests");
+    }
     byte[] init = ("{\"jsonrpc\":\"2.0\",\"id\":" + handshake.json() + ",\"method\":\"initialize\",\"params\":{"
         + "\"protocolVersion\":\"2025-11-25\",\"capabilities\":" + child.asks.capabilitiesJson()
         + ",\"clientInfo\":" + CLIENT_INFO + "}}").getBytes(StandardCharsets.UTF_8);
@@ -507,6 +613,11 @@ public final class ChildPool implements AutoCloseable {
                   && retire(c, "idle for " + ttl.toSeconds() + " s")));
         }
         byKey.values().removeIf(List::isEmpty);
+        if (warm != null && !warm.usable()) {
+          dropWarm("it exited");
+        } else if (warm != null && !ttl.isZero() && System.nanoTime() - warm.bornNanos() > ttl.toNanos()) {
+          dropWarm("unused for " + ttl.toSeconds() + " s");
+        }
       }
     } catch (RuntimeException e) { // an escaped exception would cancel every later pass
       log.error("pool reaper: " + e);
@@ -518,9 +629,14 @@ public final class ChildPool implements AutoCloseable {
     return Boolean.TRUE.equals(era2026Children);
   }
 
-  /** Children listed now (for tests and readiness). */
+  /** Children listed now, not counting the warm process (for tests and readiness). */
   synchronized int size() {
-    return count;
+    return count - (warm != null || warming ? 1 : 0);
+  }
+
+  /** True while a warm process waits, or is being spawned (for tests). */
+  synchronized boolean warm() {
+    return warm != null || warming;
   }
 
   /** Closes every child and waits until each is reaped, at most the ladder's length and a bit. */
@@ -532,6 +648,9 @@ public final class ChildPool implements AutoCloseable {
         list.forEach(c -> retire(c, "the gateway is shutting down"));
       }
       byKey.clear();
+      if (warm != null) {
+        dropWarm("the gateway is shutting down");
+      }
     }
     reaper.shutdownNow();
     closers.shutdown();

@@ -3,7 +3,6 @@ package dev.mcpstdio.serve.era2026;
 import dev.mcpstdio.jsonrpc.JsonRpcCodec;
 import dev.mcpstdio.jsonrpc.JsonRpcMessage;
 import dev.mcpstdio.jsonrpc.MalformedMessageException;
-import dev.mcpstdio.process.ChildProcess;
 import dev.mcpstdio.protocol.EraProbeVerdict;
 import java.util.concurrent.CompletableFuture;
 
@@ -16,24 +15,13 @@ import java.util.concurrent.CompletableFuture;
  * closed, since some 2025 servers are left confused by a request before {@code initialize}, and
  * the pool spawns a fresh process for the 2025 handshake.
  */
-final class ChildProbe implements ChildProcess.Listener {
+final class ChildProbe extends HandOver {
 
   /** The probe's answer line, or null when the child's stdout closed first. */
   final CompletableFuture<byte[]> answer = new CompletableFuture<>();
-  private volatile ChildProcess.Listener next;
-
-  /** From now on the child's lines go to {@code listener}. */
-  void handOver(ChildProcess.Listener listener) {
-    this.next = listener;
-  }
 
   @Override
-  public void onLine(byte[] line) {
-    ChildProcess.Listener to = next;
-    if (to != null) {
-      to.onLine(line);
-      return;
-    }
+  void early(byte[] line) {
     try {
       if (JsonRpcCodec.parse(line) instanceof JsonRpcMessage.Response) {
         answer.complete(line);
@@ -44,26 +32,8 @@ final class ChildProbe implements ChildProcess.Listener {
   }
 
   @Override
-  public void onOversizedLine(long length, byte[] head) {
-    ChildProcess.Listener to = next;
-    if (to != null) {
-      to.onOversizedLine(length, head);
-    }
-  }
-
-  @Override
-  public void onStdoutClosed() {
+  void closedEarly() {
     answer.complete(null);
-    ChildProcess.Listener to = next;
-    if (to != null) {
-      to.onStdoutClosed();
-    }
-  }
-
-  @Override
-  public boolean onStderrLine(byte[] line) {
-    ChildProcess.Listener to = next;
-    return to != null && to.onStderrLine(line);
   }
 
   /** The verdict on the probe's answer ({@code null}: none). */

@@ -112,6 +112,8 @@ final class PooledChild implements ChildProcess.Listener {
   private final Map<JsonRpcId, Consumer<JsonRpcMessage.Response>> own = new ConcurrentHashMap<>();
   private final AtomicLong ownIds = new AtomicLong();
   private volatile JsonRpcId handshakeId;
+  /** The warm process this child takes over at its start (set by the pool before, cleared by the start), or null. */
+  volatile WarmProcess warmProcess;
   /** A 2026-era server (the probe said so): requests pass through untouched but for the ids. */
   volatile boolean era2026;
   private volatile ChildProcess process;
@@ -205,6 +207,21 @@ final class PooledChild implements ChildProcess.Listener {
 
   int load() {
     return calls.size() + holds.get();
+  }
+
+  /**
+   * Calls the child is still working on (not yet answered): what makes it busy. Unlike {@link
+   * #load}, a call already answered but not yet closed (its answer still being written to its
+   * client, who may already be sending its next request) does not count.
+   */
+  int working() {
+    int n = 0;
+    for (Call c : calls.values()) {
+      if (!c.answer.isDone()) {
+        n++;
+      }
+    }
+    return n;
   }
 
   long idleNanos() {

@@ -77,6 +77,7 @@ class ChildPoolTest {
   void whenEveryChildOfAPrincipalIsBusyThePoolGrowsInTheBackgroundWithinTheCap() throws Exception {
     ChildPool p = pool(2, 8, Duration.ZERO);
     PooledChild first = p.acquire("alice", ClientAsks.ALL, false);
+    PooledChild.Call working = first.open(dev.mcpstdio.jsonrpc.JsonRpcId.relayOwned("mcp-stdio/serve/1"), null, 0);
     PooledChild second = p.acquire("alice", ClientAsks.ALL, false); // first is busy: a spare starts, this call shares
     assertThat(second).isSameAs(first);
     Await.until("the spare child to be listed", Duration.ofSeconds(15), () -> p.size() == 2);
@@ -96,8 +97,22 @@ class ChildPoolTest {
       return false;
     });
     assertThat(spare.get().principal).isEqualTo("alice");
+    spare.get().open(dev.mcpstdio.jsonrpc.JsonRpcId.relayOwned("mcp-stdio/serve/2"), null, 0);
     p.acquire("alice", ClientAsks.ALL, false); // both busy and at the cap of 2: shares, grows no more
     assertThat(p.size()).as("never past the principal's cap").isEqualTo(2);
+    assertThat(working.answer.isDone()).isFalse();
+  }
+
+  @Test
+  void aCallAlreadyAnsweredDoesNotMakeItsChildBusy() throws Exception {
+    ChildPool p = pool(4, 8, Duration.ZERO);
+    PooledChild first = p.acquire("alice", ClientAsks.ALL, false);
+    PooledChild.Call answered = first.open(dev.mcpstdio.jsonrpc.JsonRpcId.relayOwned("mcp-stdio/serve/1"), null, 0);
+    answered.answer.complete(new byte[0]); // its answer is being written; its client already sends the next request
+    assertThat(p.acquire("alice", ClientAsks.ALL, false)).isSameAs(first);
+    first.open(dev.mcpstdio.jsonrpc.JsonRpcId.relayOwned("mcp-stdio/serve/2"), null, 0); // now it is working
+    assertThat(p.acquire("alice", ClientAsks.ALL, false)).isSameAs(first);
+    Await.until("a spare to be listed for the busy child", Duration.ofSeconds(10), () -> p.size() == 2);
   }
 
   @Test
@@ -261,5 +276,73 @@ class ChildPoolTest {
     Await.until("the idle child to be reaped", Duration.ofSeconds(15), () -> p.size() == 1);
     Await.until("its process to exit", Duration.ofSeconds(10), () -> !idle.process().isAlive());
     assertThat(held.process().isAlive()).isTrue();
+  }
+
+  /** The pid of the {@code n}th process the pool started ahead of need (1-based), once it is logged. */
+  private long warmPid(int n) {
+    java.util.regex.Pattern started = java.util.regex.Pattern.compile("\\(pid ([0-9]+)\\) ahead of need");
+    Await.until("warm process " + n + " to be started", Duration.ofSeconds(15),
+        () -> started.matcher(logged.toString(java.nio.charset.StandardCharsets.UTF_8)).results().count() >= n);
+    return Long.parseLong(started.matcher(logged.toString(java.nio.charset.StandardCharsets.UTF_8)).results()
+        .skip(n - 1).findFirst().orElseThrow().group(1));
+  }
+
+  @Test
+  void aNewKeyTakesOverTheProcessStartedAheadOfNeedAndTheNextOneIsStarted() throws Exception {
+    ChildPool p = pool(4, 8, Duration.ZERO);
+    PooledChild all = p.acquire("alice", ClientAsks.ALL, false);
+    long warm = warmPid(1);
+    assertThat(warm).isNotEqualTo(all.pid());
+    assertThat(p.size()).as("the warm process is not a listed child").isEqualTo(1);
+    PooledChild sampling = p.acquire("bob", SAMPLING_ONLY, false);
+    assertThat(sampling.pid()).as("the new key's child is the warm process").isEqualTo(warm);
+    assertThat(sampling.principal).isEqualTo("bob");
+    Await.until("its initialize on the child's stderr", Duration.ofSeconds(10), () -> initializeLines().size() == 2);
+    assertThat(initializeLines().getLast()).contains("\"capabilities\":{\"sampling\":{}},");
+    assertThat(warmPid(2)).as("the next one is started once the child is ready").isNotIn(warm, all.pid());
+    assertThat(p.size()).isEqualTo(2);
+  }
+
+  @Test
+  void aWarmProcessThatExitedIsDroppedAndTheNextKeyStartsAChildOfItsOwn() throws Exception {
+    ChildPool p = pool(4, 8, Duration.ZERO);
+    p.acquire("alice", ClientAsks.ALL, false);
+    long warm = warmPid(1);
+    ProcessHandle.of(warm).orElseThrow().destroyForcibly();
+    Await.until("the warm process to exit", Duration.ofSeconds(10), () -> ProcessHandle.of(warm).map(h -> !h.isAlive()).orElse(true));
+    Await.until("the pool to see its stdout close", Duration.ofSeconds(10), () -> {
+      try {
+        PooledChild other = p.acquire("bob", ClientAsks.ALL, false);
+        assertThat(other.pid()).isNotEqualTo(warm);
+        assertThat(other.dead()).isFalse();
+        return true;
+      } catch (ChildPool.Unavailable | InterruptedException e) {
+        return false; // took over the warm process just as it died: the next acquire starts afresh
+      }
+    });
+  }
+
+  @Test
+  void theWarmProcessNeverTakesTheLastPlaceAndEndsWithThePool() throws Exception {
+    ChildPool p = pool(1, 3, Duration.ZERO);
+    p.acquire("alice", ClientAsks.ALL, false);
+    long warm = warmPid(1); // 2 of 3: the warm process leaves a place free
+    PooledChild bob = p.acquire("bob", ClientAsks.ALL, false);
+    assertThat(bob.pid()).isEqualTo(warm);
+    PooledChild carol = p.acquire("carol", ClientAsks.ALL, false);
+    assertThat(carol.pid()).isNotEqualTo(warm);
+    assertThat(p.size()).isEqualTo(3);
+    assertThat(p.warm()).as("at the cap, no process is started ahead of need").isFalse();
+    p.close();
+    Await.until("every child to exit", Duration.ofSeconds(10), () -> !bob.process().isAlive() && !carol.process().isAlive());
+  }
+
+  @Test
+  void theWarmProcessIsEndedWhenThePoolCloses() throws Exception {
+    ChildPool p = pool(4, 8, Duration.ZERO);
+    p.acquire("alice", ClientAsks.ALL, false);
+    long warm = warmPid(1);
+    p.close();
+    Await.until("the warm process to exit", Duration.ofSeconds(10), () -> ProcessHandle.of(warm).map(h -> !h.isAlive()).orElse(true));
   }
 }
