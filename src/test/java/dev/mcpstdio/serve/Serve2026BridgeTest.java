@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
@@ -56,6 +57,7 @@ class Serve2026BridgeTest {
             printf '%s\\n' '{"jsonrpc":"2.0","id":"q3","method":"roots/list"}'
             read -r a; read -r b; read -r c; got "$a"; got "$b"; got "$c"
             done_with "$id" "$(verdict "$a") $(verdict "$b") $(verdict "$c")" ;;
+          *'"name":"gated"'*) got "gated $id"; while [ ! -f "GATE" ]; do sleep 0.02; done; done_with "$id" gated ;;
           *'"name":"change"'*) printf '%s\n' '{"jsonrpc":"2.0","method":"notifications/prompts/list_changed"}'; done_with "$id" changed ;;
           *'"name":"rounds"'*) ask r1; read -r a; ask r2; read -r b; done_with "$id" "$(verdict "$a") $(verdict "$b")" ;;
           *) printf '{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"Method not found"}}\\n' "$id" ;;
@@ -89,7 +91,7 @@ class Serve2026BridgeTest {
   }
 
   static String child(Path got) {
-    return CHILD.replace("\"GOT\"", "'" + got + "'");
+    return CHILD.replace("\"GOT\"", "'" + got + "'").replace("\"GATE\"", "'" + got + ".gate'");
   }
 
   static String call(Object id, String tool, String capabilities, String extra) {
@@ -312,6 +314,28 @@ class Serve2026BridgeTest {
       assertThat(post(one, retry(33, "ask", state(abandoned), "{\"q1\":" + ALICE + "}"), "ask", false).body())
           .contains("\"id\":33,\"error\":{\"code\":-32602", "stale");
       assertThat(answer(post(one, retry(34, "ask", state(next), "{\"q1\":" + ALICE + "}"), "ask", false))).contains("alice");
+    }
+  }
+
+  @Test
+  void atItsCapARequestWaitsForTheChildOfACallInFlightInsteadOfA503() throws Exception {
+    Path got = dir.resolve("capwait");
+    try (ServeHarness one = ServeHarness.start(ServeHarness.config(ServeHarness.sh(child(got)))
+        .withEra2026(new ServeConfig.Era2026(false, 0, Duration.ZERO, 1, 1)))) {
+      CompletableFuture<HttpResponse<String>> holding = CompletableFuture.supplyAsync(() -> quietly(() -> post(one,
+          call(50, "gated", ALL, null), "gated", false)));
+      Await.until("the first call to reach the child", Duration.ofSeconds(15),
+          () -> Files.exists(got) && quietly(() -> Files.readString(got)).contains("gated \"mcp-stdio/serve/"));
+      CompletableFuture<HttpResponse<String>> waiting = CompletableFuture.supplyAsync(() -> quietly(() -> post(one,
+          call(51, "change", ALL, null), "change", false)));
+      Await.until("the second call to wait at the cap", Duration.ofSeconds(15),
+          () -> one.log().contains("waits for a child at the pool's cap"));
+      assertThat(waiting).as("no 503 while the only child is held").isNotDone();
+      Files.createFile(Path.of(got + ".gate"));
+      assertThat(answer(holding.get(15, TimeUnit.SECONDS))).contains("\"id\":50,\"result\"", "gated");
+      HttpResponse<String> second = waiting.get(15, TimeUnit.SECONDS);
+      assertThat(second.statusCode()).isEqualTo(200);
+      assertThat(answer(second)).contains("\"id\":51,\"result\"", "changed");
     }
   }
 

@@ -155,6 +155,7 @@ public final class Era2026Endpoint implements AutoCloseable {
     // --- end of the bridge's part
     PooledChild child;
     long capDeadline = System.nanoTime() + CAP_WAIT.toNanos();
+    boolean waited = false;
     while (true) {
       try {
         child = pool.acquire(principal, asks, bridged);
@@ -162,6 +163,10 @@ public final class Era2026Endpoint implements AutoCloseable {
       } catch (ChildPool.Unavailable e) {
         if (bridged && e.atCap && bridge.abandonOldest(principal)) {
           continue; // the bridge gave up the principal's oldest parked round: its child is free (each pass frees one)
+        }
+        if (e.atCap && !waited) {
+          log.debug("a " + Log.visible(request.method()) + " waits for a child at the pool's cap (" + e.getMessage() + ")");
+          waited = true;
         }
         if (e.atCap && pool.awaitRelease(capDeadline)) {
           continue; // every child is held by a call in flight: wait (bounded) for one to be released
