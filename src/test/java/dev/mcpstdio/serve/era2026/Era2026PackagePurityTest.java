@@ -25,9 +25,12 @@ class Era2026PackagePurityTest {
   private static final List<String> ALLOWED = List.of("java.util.", "java.time.", "java.math.", "java.nio.charset.",
       "java.security.", "javax.crypto.", "com.fasterxml.jackson.core.", "dev.mcpstdio.jsonrpc.", "dev.mcpstdio.protocol.");
 
-  /** The path's I/O: the endpoint (Jetty), the pool and its children (processes), and what the gateway reads of them. */
+  /**
+   * The path's I/O: the endpoint (Jetty), the pool and its children (processes: the probe, the
+   * process started ahead of need, the hand-over of their output), and what the gateway reads of them.
+   */
   static final List<String> IO_CLASSES = List.of("Era2026Endpoint.java", "ChildPool.java", "PooledChild.java",
-      "Principals.java", "LogLevels.java", "ListenHub.java", "ChildProbe.java", "ReverseBridge.java");
+      "Principals.java", "LogLevels.java", "ListenHub.java", "ChildProbe.java", "HandOver.java", "WarmProcess.java", "ReverseBridge.java");
 
   @Test
   void importsOnlyPureDependencies() throws IOException {
