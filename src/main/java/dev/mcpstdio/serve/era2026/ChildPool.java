@@ -1,14 +1,10 @@
 package dev.mcpstdio.serve.era2026;
 
-import dev.mcpstdio.jsonrpc.Json;
-import dev.mcpstdio.jsonrpc.JsonRpcId;
-import dev.mcpstdio.jsonrpc.JsonSpan;
 import dev.mcpstdio.process.ChildLog;
 import dev.mcpstdio.process.ChildProcess;
 import dev.mcpstdio.process.ChildSpec;
 import dev.mcpstdio.stdio.Log;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -83,11 +79,6 @@ public final class ChildPool implements AutoCloseable {
     }
   }
 
-  private static final String CLIENT_INFO = "{\"name\":\"mcp-stdio serve\",\"version\":\"" + dev.mcpstdio.Version.get() + "\"}";
-
-  /** The handshake's ids, in the gateway's own namespace (a client id there is refused). */
-  private static final String HANDSHAKE_ID_PREFIX = "mcp-stdio/serve/init/";
-
   private final Settings settings;
   private final Log log;
   private final PooledChild.Events events;
@@ -106,12 +97,21 @@ public final class ChildPool implements AutoCloseable {
   private final AtomicLong serials = new AtomicLong();
   private final ExecutorService closers = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("pool-close-", 0).factory());
   private final ScheduledExecutorService reaper;
+  private final ChildStarter starter;
   private volatile boolean closed;
+  /**
+   * Whether the command's children are 2026-era servers: completed by the one probe of the
+   * command ({@link #era2026}), null until a request asks; guarded by this.
+   */
+  private java.util.concurrent.CompletableFuture<Boolean> era;
+  /** The probe's verdict once known (the command is the same for every child of the pool). */
+  private volatile Boolean era2026Children;
 
   ChildPool(Settings settings, Log log, PooledChild.Events events) {
     this.settings = settings;
     this.log = log;
     this.events = events;
+    this.starter = new ChildStarter(settings, log, this::closeInBackground, this::warmUp);
     this.reaper = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("pool-reaper").factory());
     long period = reapPeriod(settings.idleTtl()).toMillis();
     reaper.scheduleWithFixedDelay(this::reap, period, period, TimeUnit.MILLISECONDS);
@@ -130,7 +130,8 @@ public final class ChildPool implements AutoCloseable {
    * on a question to its client), spawning one within the principal's cap if need be.
    */
   PooledChild acquire(String principal, ClientAsks asks, boolean exclusive) throws Unavailable, InterruptedException {
-    Key key = new Key(principal, servesEra2026() ? ClientAsks.ALL : asks);
+    boolean children2026 = era2026();
+    Key key = new Key(principal, children2026 ? ClientAsks.ALL : asks);
     for (int attempt = 0; attempt < 3; attempt++) {
       PooledChild child;
       PooledChild spare = null; // one more child, started in the background (see below)
@@ -172,7 +173,7 @@ public final class ChildPool implements AutoCloseable {
         startInBackground(spare);
       }
       if (fresh) {
-        start(child);
+        starter.start(child, children2026);
       }
       if (await(child)) {
         if (!child.retired()) {
@@ -263,14 +264,9 @@ public final class ChildPool implements AutoCloseable {
   }
 
   private void spawnWarm(long serial) {
-    ChildLog childLog = new ChildLog(log.tagged("pool child " + serial), settings.stderrLimit());
-    HandOver listener = new HandOver();
     WarmProcess spawned = null;
     try {
-      ChildProcess process = ChildProcess.start(settings.child(), settings.maxLineBytes(), childLog, settings.ladder(), listener);
-      spawned = new WarmProcess(serial, childLog, process, listener, System.nanoTime());
-      childLog.info("pool: started " + settings.child().argv().getFirst() + " (pid " + process.pid()
-          + ") ahead of need, for the next child");
+      spawned = starter.spawnAhead(serial);
     } catch (IOException | RuntimeException e) {
       log.warn("pool: could not start a process ahead of need: " + e.getMessage());
     }
@@ -283,8 +279,76 @@ public final class ChildPool implements AutoCloseable {
       count--;
     }
     if (spawned != null) { // the gateway closed meanwhile
-      WarmProcess late = spawned;
-      closeInBackground(() -> late.process().close());
+      closeInBackground(spawned.process()::close);
+    }
+  }
+
+  /**
+   * Whether the command's children are 2026-era servers. The first caller probes the command
+   * ({@link ChildStarter#probe}, on a process counted in the total cap while it lives; a 2026-era
+   * one is kept for the first child to take over), and callers meanwhile wait for that probe, so
+   * even the first requests are keyed, and bridged or passed through, by what the command is.
+   * A probe that could not spawn the command is tried again by the next request.
+   */
+  boolean era2026() throws Unavailable, InterruptedException {
+    java.util.concurrent.CompletableFuture<Boolean> known;
+    long serial = 0;
+    synchronized (this) {
+      if (closed) {
+        throw new Unavailable("the gateway is shutting down");
+      }
+      if (era == null) {
+        era = new java.util.concurrent.CompletableFuture<>();
+        serial = serials.incrementAndGet();
+        count++;
+        warming = true;
+      }
+      known = era;
+    }
+    if (serial != 0) {
+      probe(serial, known);
+    }
+    try {
+      return known.get();
+    } catch (ExecutionException e) {
+      throw new Unavailable("the server could not be started: " + e.getCause().getMessage());
+    }
+  }
+
+  private void probe(long serial, java.util.concurrent.CompletableFuture<Boolean> known) throws InterruptedException {
+    ChildStarter.Probed probed;
+    try {
+      probed = starter.probe(serial);
+    } catch (IOException | RuntimeException | InterruptedException e) {
+      synchronized (this) {
+        warming = false;
+        count--;
+        era = null;
+      }
+      known.completeExceptionally(e);
+      if (e instanceof InterruptedException interrupted) {
+        throw interrupted;
+      }
+      log.error("pool: could not start " + settings.child().argv().getFirst() + ": " + e.getMessage());
+      return;
+    }
+    WarmProcess late = null;
+    synchronized (this) {
+      warming = false;
+      era2026Children = probed.era2026();
+      if (probed.kept() != null && !closed) {
+        warm = probed.kept();
+      } else {
+        count--;
+        late = probed.kept();
+      }
+    }
+    if (late != null) { // the gateway closed meanwhile
+      closeInBackground(late.process()::close);
+    }
+    known.complete(probed.era2026());
+    if (!probed.era2026()) {
+      warmUp(); // the first warm process starts beside the first child: the next key may come soon
     }
   }
 
@@ -328,7 +392,7 @@ public final class ChildPool implements AutoCloseable {
 
   /** Starts a child the pool grew by while its principal's children were busy; removes it when it fails. */
   private void startSpare(PooledChild spare) {
-    start(spare);
+    starter.start(spare, Boolean.TRUE.equals(era2026Children));
     try {
       if (await(spare)) {
         return;
@@ -370,173 +434,6 @@ public final class ChildPool implements AutoCloseable {
       return true;
     }
   }
-
-  /** How long a fresh child may take to answer the gateway's {@code server/discover} probe. */
-  static final java.time.Duration PROBE_TIMEOUT = java.time.Duration.ofSeconds(10);
-
-  /** The {@code _meta} of the gateway's own 2026-era requests to a 2026-era child. */
-  static final String GATEWAY_META = "{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
-      + "\"io.modelcontextprotocol/clientCapabilities\":{},\"io.modelcontextprotocol/clientInfo\":" + CLIENT_INFO + "}";
-
-  /**
-   * The era of the command's children: null until the first child was probed; the command is the
-   * same for every child of the pool, so the probe runs once per pool (not once per child: a
-   * 2025-era child would otherwise cost two spawns each time).
-   */
-  private volatile Boolean era2026Children;
-
-  /**
-   * Spawns {@code child}'s process: the first one is probed ({@link ChildProbe}); a 2026-era child
-   * is ready at once (its discover result kept, a listen of the gateway's own opened on it so list
-   * changes reach the listen hub), a 2025-era one gets the handshake (initialize, then
-   * notifications/initialized, then the gateway lists its tools).
-   */
-  private void start(PooledChild child) {
-    try {
-      if (era2026Children == null || era2026Children) {
-        ChildProbe probe = new ChildProbe();
-        ChildProcess process = ChildProcess.start(settings.child(), settings.maxLineBytes(), child.childLog, settings.ladder(), probe);
-        byte[] discover = ("{\"jsonrpc\":\"2.0\",\"id\":\"mcp-stdio/serve/probe/" + child.serial + "\",\"method\":\"server/discover\","
-            + "\"params\":{\"_meta\":" + GATEWAY_META + "}}").getBytes(StandardCharsets.UTF_8);
-        byte[] answer = null;
-        if (process.send(discover)) {
-          try {
-            answer = probe.answer.get(PROBE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-          } catch (TimeoutException | ExecutionException e) {
-            answer = null;
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            process.close();
-            child.initialized.completeExceptionally(e);
-            return;
-          }
-        }
-        dev.mcpstdio.protocol.EraProbeVerdict verdict = ChildProbe.verdict(answer);
-        boolean first = era2026Children == null;
-        era2026Children = verdict.isEra2026();
-        if (first) {
-          log.info("pool: " + settings.child().argv().getFirst() + " is a " + (verdict.isEra2026() ? "2026" : "2025")
-              + "-era server (" + verdict.reason() + ")");
-        }
-        if (verdict.isEra2026()) {
-          if (!child.attach(process, null)) { // retired while it was probed (the gateway closing)
-            abandonRetired(child, process);
-            return;
-          }
-          child.era2026 = true;
-          probe.handOver(child);
-          log.info("pool: started " + settings.child().argv().getFirst() + " (pid " + process.pid() + "), a 2026-era server");
-          JsonSpan result = answer == null ? null
-              : Json.field(answer, Splice.whole(answer), "result");
-          child.initialized.complete(result == null ? "{}".getBytes(StandardCharsets.UTF_8)
-              : java.util.Arrays.copyOfRange(answer, result.start(), result.end()));
-          child.request("subscriptions/listen", "{\"notifications\":{\"toolsListChanged\":true,\"promptsListChanged\":true,"
-              + "\"resourcesListChanged\":true},\"_meta\":" + GATEWAY_META + "}", ignored -> {});
-          byte[] discovered = child.initialized.join();
-          if (Json.field(discovered, Json.field(discovered, Splice.whole(discovered),
-              "capabilities"), "tools") == null) {
-            child.ready.complete(null);
-          } else {
-            listTools(child, null, 0);
-          }
-          return;
-        }
-        closeInBackground(process::close); // a 2025-era child starts afresh for its handshake
-        if (child.retired()) {
-          abandonRetired(child, null);
-          return;
-        }
-        if (first) {
-          warmUp(); // the first warm process starts beside the first child: the next key may come soon
-        }
-      }
-      handshake2025(child);
-    } catch (IOException | RuntimeException e) {
-      log.error("pool: could not start " + settings.child().argv().getFirst() + ": " + e.getMessage());
-      child.initialized.completeExceptionally(e);
-      child.ready.completeExceptionally(e);
-    }
-  }
-
-  /** A child retired while it started: its process (if any) closed, its waiters failed. */
-  private void abandonRetired(PooledChild child, ChildProcess process) {
-    if (process != null) {
-      closeInBackground(process::close);
-    }
-    child.initialized.completeExceptionally(new IllegalStateException("the child was retired while it started"));
-  }
-
-  /**
-   * The 2025 handshake, on a process of its own or on the warm process it takes over; once ready,
-   * the next warm process is spawned ({@link #warmUp}).
-   */
-  private void handshake2025(PooledChild child) throws IOException {
-    JsonRpcId handshake = JsonRpcId.relayOwned(HANDSHAKE_ID_PREFIX + child.serial);
-    WarmProcess ahead = child.warmProcess;
-    child.warmProcess = null;
-    ChildProcess process = ahead != null ? ahead.process()
-        : ChildProcess.start(settings.child(), settings.maxLineBytes(), child.childLog, settings.ladder(), child);
-    if (!child.attach(process, handshake)) { // retired while it was spawned (the gateway closing)
-      abandonRetired(child, process);
-      return;
-    }
-    child.ready.thenRun(this::warmUp);
-    if (ahead != null) {
-      if (!ahead.listener().handOver(child)) { // it exited just before
-        child.onStdoutClosed();
-        return;
-      }
-      log.info("pool: took over " + settings.child().argv().getFirst() + " (pid " + process.pid() + "), started ahead of"
-          + " need, for 2026-era requests");
-    } else {
-      log.info("pool: started " + settings.child().argv().getFirst() + " (pid " + process.pid() + ") for 2026-era requests");
-    }
-    byte[] init = ("{\"jsonrpc\":\"2.0\",\"id\":" + handshake.json() + ",\"method\":\"initialize\",\"params\":{"
-        + "\"protocolVersion\":\"2025-11-25\",\"capabilities\":" + child.asks.capabilitiesJson()
-        + ",\"clientInfo\":" + CLIENT_INFO + "}}").getBytes(StandardCharsets.UTF_8);
-    if (!child.send(init)) {
-      child.initialized.completeExceptionally(new IllegalStateException("the server did not read its stdin"));
-    }
-    child.initialized.thenAccept(result -> {
-      child.send("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}".getBytes(StandardCharsets.UTF_8));
-      if (Json.field(result, Json.field(result, Splice.whole(result), "capabilities"), "tools") == null) {
-        child.ready.complete(null);
-      } else {
-        listTools(child, null, 0);
-      }
-    });
-  }
-
-  /** Pages of a child's tool list the gateway reads after the handshake, at most. */
-  static final int MAX_TOOL_PAGES = 20;
-
-  /**
-   * Lists the child's tools (following {@code nextCursor}, at most {@link #MAX_TOOL_PAGES} pages)
-   * so the ladder knows their {@code x-mcp-header} annotations; the child is ready when the list
-   * ends, or an error, or the last page allowed, whichever comes first.
-   */
-  static void listTools(PooledChild child, String cursorJson, int page) {
-    String meta = child.era2026 ? "\"_meta\":" + GATEWAY_META : null;
-    String params = cursorJson == null ? (meta == null ? null : "{" + meta + "}")
-        : "{\"cursor\":" + cursorJson + (meta == null ? "" : "," + meta) + "}";
-    boolean sent = child.request("tools/list", params, answer -> {
-      if (answer.result() == null) {
-        child.ready.complete(null);
-        return;
-      }
-      child.tools.learn(answer.bytes(), answer.result());
-      JsonSpan next = Json.field(answer.bytes(), answer.result(), "nextCursor");
-      if (next == null || page + 1 >= MAX_TOOL_PAGES || Json.string(answer.bytes(), next) == null) {
-        child.ready.complete(null);
-      } else {
-        listTools(child, next.text(answer.bytes()), page + 1);
-      }
-    });
-    if (!sent) {
-      child.ready.complete(null);
-    }
-  }
-
 
   /** Waits for the child's handshake; false when it failed or took too long. */
   private boolean await(PooledChild child) throws InterruptedException {
@@ -622,11 +519,6 @@ public final class ChildPool implements AutoCloseable {
     } catch (RuntimeException e) { // an escaped exception would cancel every later pass
       log.error("pool reaper: " + e);
     }
-  }
-
-  /** True once the probe found the command to be a 2026-era server (its children then pass everything through). */
-  boolean servesEra2026() {
-    return Boolean.TRUE.equals(era2026Children);
   }
 
   /** Children listed now, not counting the warm process (for tests and readiness). */

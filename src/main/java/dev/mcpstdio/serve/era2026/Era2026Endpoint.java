@@ -140,7 +140,13 @@ public final class Era2026Endpoint implements AutoCloseable {
     // --- the reverse MRTR bridge (ReverseBridge): a retry goes on with its parked call; a call that
     // may ask its client holds a child of its own (the pool grows within the principal's cap)
     // (a 2026-era child asks its client itself, and judges its own requestState: nothing to bridge)
-    boolean children2026 = pool.servesEra2026();
+    boolean children2026;
+    try {
+      children2026 = pool.era2026(); // the first request waits for the command's one probe
+    } catch (ChildPool.Unavailable e) {
+      Replies.error(response, callback, 503, request.id(), ErrorCodes.INTERNAL_ERROR, "backend unavailable: " + e.getMessage());
+      return;
+    }
     ClientAsks asks = ClientAsks.of(request.bytes(), passed.clientCapabilities());
     if (!children2026 && ReverseBridge.isRetry(request)) {
       resume(request, principal, asks, accept, response, callback);
@@ -562,7 +568,7 @@ public final class Era2026Endpoint implements AutoCloseable {
     @Override
     public void notification(PooledChild child, JsonRpcMessage.Notification notification) {
       if (notification.method().equals(McpMethods.TOOLS_LIST_CHANGED)) {
-        ChildPool.listTools(child, null, 0); // the ladder's rung 2d learns the new annotations
+        ChildStarter.listTools(child, null, 0); // the ladder's rung 2d learns the new annotations
       }
       listens.deliver(child, notification);
     }

@@ -345,4 +345,52 @@ class ChildPoolTest {
     p.close();
     Await.until("the warm process to exit", Duration.ofSeconds(10), () -> ProcessHandle.of(warm).map(h -> !h.isAlive()).orElse(true));
   }
+
+  /** A 2026-era child: answers server/discover (writing its pid to stderr), refuses everything else with -32601. */
+  static final String CHILD_2026 = """
+      while read -r line; do
+        id=$(printf '%s' "$line" | sed -n 's/^.*"id":\\("[^"]*"\\|[0-9][0-9]*\\).*$/\\1/p')
+        case "$line" in
+          *'"method":"server/discover"'*) printf 'discovered by %s\\n' "$$" >&2; printf '%s\\n' "{\\"jsonrpc\\":\\"2.0\\",\\"id\\":$id,\\"result\\":{\\"supportedVersions\\":[\\"2026-07-28\\"],\\"capabilities\\":{},\\"serverInfo\\":{\\"name\\":\\"p\\",\\"version\\":\\"1\\"}}}" ;;
+          *'"method":"notifications/'*) ;;
+          *) printf '%s\\n' "{\\"jsonrpc\\":\\"2.0\\",\\"id\\":$id,\\"error\\":{\\"code\\":-32601,\\"message\\":\\"Method not found\\"}}" ;;
+        esac
+      done
+      """;
+
+  @Test
+  void theCommandIsProbedBeforeTheFirstRequestIsKeyedAndA2026EraChildTakesOverTheProbedProcess() throws Exception {
+    ChildPool p = pool(CHILD_2026);
+    assertThat(p.era2026()).as("known before any child is acquired").isTrue();
+    PooledChild first = p.acquire("alice", SAMPLING_ONLY, false);
+    assertThat(first.asks).as("a 2026-era child's key ignores the caller's capabilities").isEqualTo(ClientAsks.ALL);
+    p.release(first, false);
+    assertThat(p.acquire("alice", ClientAsks.ALL, false)).isSameAs(first);
+    String log = logged.toString(java.nio.charset.StandardCharsets.UTF_8);
+    assertThat(log.split("discovered by ", -1)).as("one process, probed once: " + log).hasSize(2);
+    assertThat(log).contains("discovered by " + first.pid());
+  }
+
+  @Test
+  void requestsThatComeWhileTheCommandIsProbedWaitForThatOneProbe() throws Exception {
+    java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("pool-probe");
+    ChildPool p = pool(gatedProbeChild(dir, "\\\"error\\\":{\\\"code\\\":-32601,\\\"message\\\":\\\"Method not found\\\"}"));
+    List<java.util.concurrent.CompletableFuture<Boolean>> asked = new java.util.ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      asked.add(java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+        try {
+          return p.era2026();
+        } catch (Exception e) {
+          throw new java.util.concurrent.CompletionException(e);
+        }
+      }));
+    }
+    Await.until("the probe to reach the child", Duration.ofSeconds(10), () -> java.nio.file.Files.exists(dir.resolve("pid")));
+    assertThat(asked).noneMatch(java.util.concurrent.CompletableFuture::isDone);
+    java.nio.file.Files.createFile(dir.resolve("gate"));
+    for (var a : asked) {
+      assertThat(a.get(30, java.util.concurrent.TimeUnit.SECONDS)).isFalse();
+    }
+    assertThat(logged.toString(java.nio.charset.StandardCharsets.UTF_8).split("-era server \\(", -1)).as("probed once").hasSize(2);
+  }
 }
