@@ -12,6 +12,7 @@ import dev.mcpstdio.jsonrpc.MalformedMessageException;
 import dev.mcpstdio.protocol.McpErrorCodes;
 import dev.mcpstdio.protocol.McpMethods;
 import dev.mcpstdio.protocol.MetaKeys;
+import dev.mcpstdio.serve.http.ClientWatch;
 import dev.mcpstdio.serve.http.EventStream;
 import dev.mcpstdio.serve.http.Replies;
 import dev.mcpstdio.stdio.Log;
@@ -20,7 +21,9 @@ import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.eclipse.jetty.io.EofException;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
 
@@ -50,7 +53,10 @@ import org.eclipse.jetty.util.Callback;
  *
  * <p>Notifications are answered 202 and go nowhere: the 2026 era cancels by closing the
  * response stream, which this endpoint turns into {@code notifications/cancelled} for the child
- * under the gateway's id; nothing more is sent for that call.
+ * under the gateway's id; nothing more is sent for that call. A client that closes its connection
+ * while its call is quiet (a JSON answer awaited, or a stream with nothing to carry yet) is
+ * noticed within milliseconds by the {@link ClientWatch}, not only at the next write; an answer
+ * that came first is still written (to no one), and then the child is not told.
  *
  * <p>Bounds: the backend timeout (504 past it, the child told to cancel); at most {@link
  * #RELATED_QUEUE} progress and log messages waiting for a slow stream per call (past it they are
@@ -75,6 +81,9 @@ public final class Era2026Endpoint implements AutoCloseable {
   /** Put in a streamed call's queue when its answer arrives, so that its wait ends at once (compared by identity). */
   private static final byte[] ANSWERED = new byte[0];
 
+  /** Put in a streamed call's queue when its client left (its {@link ClientWatch}), for the same reason. */
+  private static final byte[] LEFT = new byte[0];
+
   /** Progress and log messages held for one call's slow stream. */
   static final int RELATED_QUEUE = 256;
 
@@ -82,6 +91,7 @@ public final class Era2026Endpoint implements AutoCloseable {
   private final long keepAliveMillis;
 
   private final ChildPool pool;
+  private final ClientWatch watches;
   private final ListenHub listens;
   private final IdSpace ids;
   private final ReverseBridge bridge;
@@ -97,7 +107,8 @@ public final class Era2026Endpoint implements AutoCloseable {
    */
   public Era2026Endpoint(ChildPool.Settings pool, Duration backendTimeout, Duration keepAlive, long cacheTtlMs, Log log) {
     this.pool = new ChildPool(pool, log, new ChildEvents());
-    this.listens = new ListenHub(keepAlive.toMillis(), log);
+    this.watches = new ClientWatch(log);
+    this.listens = new ListenHub(keepAlive.toMillis(), watches, log);
     this.ids = new IdSpace();
     this.bridge = new ReverseBridge(backendTimeout.dividedBy(2), ids, this.pool::release, log);
     this.backendTimeout = backendTimeout;
@@ -210,7 +221,7 @@ public final class Era2026Endpoint implements AutoCloseable {
     ReverseBridge.Txn txn = bridged ? bridge.begin(principal, request, child, call, entry) : null;
     boolean parked = false;
     try {
-      parked = conclude(request, remapped.request().bytes(), child, call, entry, txn, accept, response, callback);
+      parked = conclude(request, remapped.request().bytes(), child, call, txn, accept, response, callback);
       if (parked) {
         pool.parked(child);
       }
@@ -237,7 +248,7 @@ public final class Era2026Endpoint implements AutoCloseable {
         ids.retoken(txn.entry.childId(), retry); // its progress goes under the retry's token now
         boolean parked = false;
         try {
-          parked = conclude(retry, null, txn.child, txn.call, txn.entry, txn, accept, response, callback);
+          parked = conclude(retry, null, txn.child, txn.call, txn, accept, response, callback);
           if (parked) {
             pool.parked(txn.child);
           }
@@ -255,7 +266,7 @@ public final class Era2026Endpoint implements AutoCloseable {
    * the call's answer and writes it, as JSON or on an event stream; a bridged call ({@code txn} not
    * null) may instead be answered with a round of its child's questions, and is then parked (true).
    */
-  private boolean conclude(Request request, byte[] toChild, PooledChild child, PooledChild.Call call, IdSpace.Entry entry, ReverseBridge.Txn txn,
+  private boolean conclude(Request request, byte[] toChild, PooledChild child, PooledChild.Call call, ReverseBridge.Txn txn,
       java.util.List<String> accept, Response response, Callback callback) throws InterruptedException {
     if (txn != null) {
       call.questions.answerAs = request.id();
@@ -263,48 +274,74 @@ public final class Era2026Endpoint implements AutoCloseable {
     boolean streaming = AcceptRanges.accepts(accept, AcceptRanges.EVENT_STREAM) && accept.stream().anyMatch(
         a -> a.contains(AcceptRanges.EVENT_STREAM));
     BlockingQueue<byte[]> related = streaming ? new ArrayBlockingQueue<>(RELATED_QUEUE) : null;
-    if (streaming) {
-      call.answer.whenComplete((answer, failure) -> related.offer(ANSWERED)); // wakes the wait at once
-    }
-    call.relatedTo(!streaming ? null : line -> {
-      if (!related.offer(line)) {
-        child.childLog.warn("a client's stream is not read; dropped a progress or log message for it");
+    // closed before each write that completes the exchange (what follows on the connection is not this call's)
+    try (ClientWatch.Watch watch = watches.watch(response)) {
+      if (streaming) {
+        call.answer.whenComplete((answer, failure) -> related.offer(ANSWERED)); // wakes the wait at once
+        watch.left().thenRun(() -> related.offer(LEFT)); // the same (a full queue is read at once anyway)
       }
-    });
-    if (toChild != null && !child.send(toChild)) { // sent once its progress has somewhere to go
-      Replies.error(response, callback, 503, request.id(), ErrorCodes.INTERNAL_ERROR, "backend unavailable: " + child.deathReason());
+      if (txn != null) {
+        watch.left().thenRun(call.questions::wake);
+      }
+      call.relatedTo(!streaming ? null : line -> {
+        if (!related.offer(line)) {
+          child.childLog.warn("a client's stream is not read; dropped a progress or log message for it");
+        }
+      });
+      if (toChild != null && !child.send(toChild)) { // sent once its progress has somewhere to go
+        watch.close();
+        Replies.error(response, callback, 503, request.id(), ErrorCodes.INTERNAL_ERROR, "backend unavailable: " + child.deathReason());
+        return false;
+      }
+      if (streaming) {
+        return stream(request, child, call, txn, related, watch, response, callback);
+      }
+      long deadline = System.nanoTime() + backendTimeout.toNanos();
+      while (txn != null) {
+        txn.await(deadline, watch.left());
+        if (call.answer.isDone() || watch.hasLeft() || !txn.asking()) {
+          break;
+        }
+        switch (bridge.round(txn, request.id(), deadline)) {
+          case ReverseBridge.Parked p -> {
+            watch.close();
+            Replies.json(response, callback, 200, p.body());
+            return true;
+          }
+          case ReverseBridge.Failed f -> {
+            child.cancel(call.childId, "the call cannot go on: " + Log.visible(f.why()));
+            watch.close();
+            Replies.json(response, callback, f.status(), f.body());
+            return false;
+          }
+          case ReverseBridge.Answered a -> { } // the call brought the answers: wait on
+        }
+      }
+      try {
+        CompletableFuture.anyOf(call.answer, watch.left()).get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+      } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
+        // no answer within the backend timeout: answered below
+      }
+      if (!call.answer.isDone() && watch.hasLeft()) {
+        clientLeft(request, child, call, callback, new EofException("the client closed its connection"));
+        return false;
+      }
+      watch.close();
+      reply(request, child, call, call.answer.getNow(null), response, callback);
       return false;
     }
-    if (streaming) {
-      return stream(request, child, call, entry, txn, related, response, callback);
+  }
+
+  /**
+   * The client closed its connection or its stream while its call was open: the child is told
+   * ({@code notifications/cancelled} under the gateway's id) and the client gets nothing more.
+   */
+  private void clientLeft(Request request, PooledChild child, PooledChild.Call call, Callback callback, Throwable cause) {
+    if (!call.answer.isDone()) { // an answer that came first needs no cancel (its write found the client gone)
+      child.cancel(call.childId, "the client closed its response stream");
     }
-    long deadline = System.nanoTime() + backendTimeout.toNanos();
-    while (txn != null) {
-      txn.await(deadline);
-      if (call.answer.isDone() || !txn.asking()) {
-        break;
-      }
-      switch (bridge.round(txn, request.id(), deadline)) {
-        case ReverseBridge.Parked p -> {
-          Replies.json(response, callback, 200, p.body());
-          return true;
-        }
-        case ReverseBridge.Failed f -> {
-          child.cancel(call.childId, "the call cannot go on: " + Log.visible(f.why()));
-          Replies.json(response, callback, f.status(), f.body());
-          return false;
-        }
-        case ReverseBridge.Answered a -> { } // the call brought the answers: wait on
-      }
-    }
-    byte[] answer;
-    try {
-      answer = call.answer.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-    } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
-      answer = null;
-    }
-    reply(request, child, call, answer, response, callback);
-    return false;
+    log.debug("a 2026-era client closed the stream of " + Log.visible(request.method()) + "; the call is cancelled");
+    callback.failed(cause); // Jetty aborts the connection
   }
 
   /**
@@ -312,18 +349,21 @@ public final class Era2026Endpoint implements AutoCloseable {
    * meanwhile; null past the deadline, when the child died, or when a question came first.
    */
   private byte[] awaitAnswer(PooledChild.Call call, ReverseBridge.Txn txn, long deadline, BlockingQueue<byte[]> related,
-      LazyStream events) throws InterruptedException, IOExceptionCarrier {
+      ClientWatch.Watch watch, LazyStream events) throws InterruptedException, IOExceptionCarrier {
     long lastWrite = System.nanoTime();
     while (true) {
       long left = deadline - System.nanoTime();
       if (call.answer.isDone() || left <= 0 || (txn != null && txn.asking())) {
         break;
       }
+      if (watch.hasLeft()) {
+        throw new IOExceptionCarrier(new EofException("the client closed its connection"));
+      }
       // a bridged call also watches for its child's questions (noticed within QUESTION_POLL_NANOS)
       long wait = txn != null ? QUESTION_POLL_NANOS : TimeUnit.MILLISECONDS.toNanos(keepAliveMillis);
       byte[] line = related.poll(Math.min(left, wait), TimeUnit.NANOSECONDS);
-      if (line == ANSWERED) {
-        break;
+      if (line == ANSWERED || line == LEFT) {
+        continue; // the loop's head says what it means
       }
       byte[] view = line == null ? null : clientView(line);
       try {
@@ -340,7 +380,7 @@ public final class Era2026Endpoint implements AutoCloseable {
     }
     byte[] line; // what came before the answer goes first
     while ((line = related.poll()) != null) {
-      if (line == ANSWERED) {
+      if (line == ANSWERED || line == LEFT) {
         continue;
       }
       byte[] view = clientView(line);
@@ -377,18 +417,19 @@ public final class Era2026Endpoint implements AutoCloseable {
    * message (or keep-alive) it has to carry; an answer that comes first is sent as JSON, so its
    * HTTP status can still say what it is (404 for -32601, 400 for -32021).
    */
-  private boolean stream(Request request, PooledChild child, PooledChild.Call call, IdSpace.Entry entry, ReverseBridge.Txn txn,
-      BlockingQueue<byte[]> related, Response response, Callback callback) throws InterruptedException {
+  private boolean stream(Request request, PooledChild child, PooledChild.Call call, ReverseBridge.Txn txn,
+      BlockingQueue<byte[]> related, ClientWatch.Watch watch, Response response, Callback callback) throws InterruptedException {
     LazyStream events = new LazyStream(new EventStream(response));
     long deadline = System.nanoTime() + backendTimeout.toNanos();
     try {
       while (true) {
-        byte[] answer = awaitAnswer(call, txn, deadline, related, events);
+        byte[] answer = awaitAnswer(call, txn, deadline, related, watch, events);
         if (txn != null && !call.answer.isDone() && txn.asking()) {
           ReverseBridge.Round round = bridge.round(txn, request.id(), deadline);
           if (round instanceof ReverseBridge.Answered) {
             continue; // the call brought the answers: wait on
           }
+          watch.close();
           if (round instanceof ReverseBridge.Failed f) {
             child.cancel(call.childId, "the call cannot go on: " + Log.visible(f.why()));
             finalAnswer(events, f.status(), f.body(), response, callback);
@@ -401,6 +442,7 @@ public final class Era2026Endpoint implements AutoCloseable {
           }
           return true;
         }
+        watch.close();
         if (!events.opened) {
           reply(request, child, call, answer, response, callback);
           return false;
@@ -410,10 +452,7 @@ public final class Era2026Endpoint implements AutoCloseable {
         return false;
       }
     } catch (IOExceptionCarrier | IOException e) {
-      Throwable cause = e instanceof IOExceptionCarrier c ? c.getCause() : e;
-      child.cancel(entry.childId(), "the client closed its response stream");
-      log.debug("a 2026-era client closed the stream of " + Log.visible(request.method()) + "; the call is cancelled");
-      callback.failed(cause);
+      clientLeft(request, child, call, callback, e instanceof IOExceptionCarrier c ? c.getCause() : e);
       return false;
     }
   }
@@ -535,6 +574,7 @@ public final class Era2026Endpoint implements AutoCloseable {
     bridge.close();
     listens.close(LISTEN_DRAIN_MILLIS);
     pool.close();
+    watches.close();
   }
 
   /** What a pooled child says outside any answer. */
