@@ -14,6 +14,7 @@ import dev.mcpstdio.protocol.McpMethods;
 import dev.mcpstdio.protocol.MetaKeys;
 import dev.mcpstdio.serve.http.ClientWatch;
 import dev.mcpstdio.serve.http.EventStream;
+import dev.mcpstdio.serve.http.LazyEventStream;
 import dev.mcpstdio.serve.http.Replies;
 import dev.mcpstdio.stdio.Log;
 import java.io.IOException;
@@ -349,7 +350,7 @@ public final class Era2026Endpoint implements AutoCloseable {
    * meanwhile; null past the deadline, when the child died, or when a question came first.
    */
   private byte[] awaitAnswer(PooledChild.Call call, ReverseBridge.Txn txn, long deadline, BlockingQueue<byte[]> related,
-      ClientWatch.Watch watch, LazyStream events) throws InterruptedException, IOExceptionCarrier {
+      ClientWatch.Watch watch, LazyEventStream events) throws InterruptedException, IOExceptionCarrier {
     long lastWrite = System.nanoTime();
     while (true) {
       long left = deadline - System.nanoTime();
@@ -419,7 +420,7 @@ public final class Era2026Endpoint implements AutoCloseable {
    */
   private boolean stream(Request request, PooledChild child, PooledChild.Call call, ReverseBridge.Txn txn,
       BlockingQueue<byte[]> related, ClientWatch.Watch watch, Response response, Callback callback) throws InterruptedException {
-    LazyStream events = new LazyStream(new EventStream(response));
+    LazyEventStream events = new LazyEventStream(new EventStream(response));
     long deadline = System.nanoTime() + backendTimeout.toNanos();
     try {
       while (true) {
@@ -443,11 +444,11 @@ public final class Era2026Endpoint implements AutoCloseable {
           return true;
         }
         watch.close();
-        if (!events.opened) {
+        if (!events.opened()) {
           reply(request, child, call, answer, response, callback);
           return false;
         }
-        events.stream.last(answerBody(request, child, call, answer), null);
+        events.last(answerBody(request, child, call, answer));
         callback.succeeded();
         return false;
       }
@@ -458,41 +459,14 @@ public final class Era2026Endpoint implements AutoCloseable {
   }
 
   /** Writes {@code body} as the stream's last event when it is open, else as JSON with {@code status}. */
-  private static void finalAnswer(LazyStream events, int status, byte[] body, Response response, Callback callback)
+  private static void finalAnswer(LazyEventStream events, int status, byte[] body, Response response, Callback callback)
       throws IOException {
-    if (!events.opened) {
+    if (!events.opened()) {
       Replies.json(response, callback, status, body);
       return;
     }
-    events.stream.last(body, null);
+    events.last(body);
     callback.succeeded();
-  }
-
-  /** An event stream opened by its first write. */
-  private static final class LazyStream {
-    final EventStream stream;
-    boolean opened;
-
-    LazyStream(EventStream stream) {
-      this.stream = stream;
-    }
-
-    void message(byte[] json) throws IOException {
-      open();
-      stream.message(json);
-    }
-
-    void keepAlive() throws IOException {
-      open();
-      stream.keepAlive();
-    }
-
-    private void open() throws IOException {
-      if (!opened) {
-        opened = true;
-        stream.open();
-      }
-    }
   }
 
   private void reply(Request request, PooledChild child, PooledChild.Call call, byte[] answer, Response response,
