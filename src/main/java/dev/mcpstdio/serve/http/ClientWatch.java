@@ -27,7 +27,9 @@ import org.eclipse.jetty.server.Response;
  * fire only after a write fails, and {@code Request.demand} after the body's end answers at once
  * with the end again. Registering a fill interest on Jetty's {@code EndPoint} does notice it, but
  * an interest still pending when the response completes makes Jetty abort the connection
- * ("Pending read in onCompleted"), and the public API cannot withdraw one.
+ * ("Pending read in onCompleted"), and {@code EndPoint} has no way to withdraw one (only
+ * {@code AbstractEndPoint}'s internal {@code FillInterest} has); nor could such a read tell a close
+ * from the client's next request without consuming that request's first bytes.
  *
  * <p>How: the exchange's {@code SocketChannel} (Jetty's {@code EndPoint.getTransport()} for a plain
  * connector) is registered for reads with a selector of this watch's own, beside Jetty's (a channel
@@ -131,7 +133,7 @@ public final class ClientWatch implements AutoCloseable {
     }
   }
 
-  /** Stops watching; watches still open never fire. */
+  /** Stops watching (the gateway's shutdown); watches still open never fire. */
   @Override
   public synchronized void close() {
     closed = true;
