@@ -12,7 +12,9 @@ import dev.mcpstdio.jsonrpc.MalformedMessageException;
 import dev.mcpstdio.protocol.McpErrorCodes;
 import dev.mcpstdio.protocol.McpMethods;
 import dev.mcpstdio.protocol.MetaKeys;
+import dev.mcpstdio.serve.http.ClientWatch;
 import dev.mcpstdio.serve.http.EventStream;
+import dev.mcpstdio.serve.http.LazyEventStream;
 import dev.mcpstdio.serve.http.Replies;
 import dev.mcpstdio.stdio.Log;
 import java.io.IOException;
@@ -20,7 +22,9 @@ import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.eclipse.jetty.io.EofException;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
 
@@ -50,7 +54,10 @@ import org.eclipse.jetty.util.Callback;
  *
  * <p>Notifications are answered 202 and go nowhere: the 2026 era cancels by closing the
  * response stream, which this endpoint turns into {@code notifications/cancelled} for the child
- * under the gateway's id; nothing more is sent for that call.
+ * under the gateway's id; nothing more is sent for that call. A client that closes its connection
+ * while its call is quiet (a JSON answer awaited, or a stream with nothing to carry yet) is
+ * noticed within milliseconds by the {@link ClientWatch}, not only at the next write; an answer
+ * that came first is still written (to no one), and then the child is not told.
  *
  * <p>Bounds: the backend timeout (504 past it, the child told to cancel); at most {@link
  * #RELATED_QUEUE} progress and log messages waiting for a slow stream per call (past it they are
@@ -75,6 +82,9 @@ public final class Era2026Endpoint implements AutoCloseable {
   /** Put in a streamed call's queue when its answer arrives, so that its wait ends at once (compared by identity). */
   private static final byte[] ANSWERED = new byte[0];
 
+  /** Put in a streamed call's queue when its client left (its {@link ClientWatch}), for the same reason. */
+  private static final byte[] LEFT = new byte[0];
+
   /** Progress and log messages held for one call's slow stream. */
   static final int RELATED_QUEUE = 256;
 
@@ -82,6 +92,7 @@ public final class Era2026Endpoint implements AutoCloseable {
   private final long keepAliveMillis;
 
   private final ChildPool pool;
+  private final ClientWatch watches;
   private final ListenHub listens;
   private final IdSpace ids;
   private final ReverseBridge bridge;
@@ -97,7 +108,8 @@ public final class Era2026Endpoint implements AutoCloseable {
    */
   public Era2026Endpoint(ChildPool.Settings pool, Duration backendTimeout, Duration keepAlive, long cacheTtlMs, Log log) {
     this.pool = new ChildPool(pool, log, new ChildEvents());
-    this.listens = new ListenHub(keepAlive.toMillis(), log);
+    this.watches = new ClientWatch(log);
+    this.listens = new ListenHub(keepAlive.toMillis(), watches, log);
     this.ids = new IdSpace();
     this.bridge = new ReverseBridge(backendTimeout.dividedBy(2), ids, this.pool::release, log);
     this.backendTimeout = backendTimeout;
@@ -222,7 +234,7 @@ public final class Era2026Endpoint implements AutoCloseable {
     boolean parked = false;
     try {
       byte[] toChild = remapped.request().bytes();
-      parked = conclude(request, () -> child.send(toChild), child, call, entry, txn, accept, response, callback);
+      parked = conclude(request, () -> child.send(toChild), child, call, txn, accept, response, callback);
       if (parked) {
         pool.parked(child);
       }
@@ -252,7 +264,7 @@ public final class Era2026Endpoint implements AutoCloseable {
           parked = conclude(retry, () -> {
             resumed.deliver();
             return true;
-          }, txn.child, txn.call, txn.entry, txn, accept, response, callback);
+          }, txn.child, txn.call, txn, accept, response, callback);
           if (parked) {
             pool.parked(txn.child);
           }
@@ -281,7 +293,7 @@ public final class Era2026Endpoint implements AutoCloseable {
    * txn} not null) may instead be answered with a round of its child's questions, and is then
    * parked (true).
    */
-  private boolean conclude(Request request, Launch launch, PooledChild child, PooledChild.Call call, IdSpace.Entry entry, ReverseBridge.Txn txn,
+  private boolean conclude(Request request, Launch launch, PooledChild child, PooledChild.Call call, ReverseBridge.Txn txn,
       java.util.List<String> accept, Response response, Callback callback) throws InterruptedException {
     if (txn != null) {
       call.questions.answerAs = request.id();
@@ -289,48 +301,74 @@ public final class Era2026Endpoint implements AutoCloseable {
     boolean streaming = AcceptRanges.accepts(accept, AcceptRanges.EVENT_STREAM) && accept.stream().anyMatch(
         a -> a.contains(AcceptRanges.EVENT_STREAM));
     BlockingQueue<byte[]> related = streaming ? new ArrayBlockingQueue<>(RELATED_QUEUE) : null;
-    if (streaming) {
-      call.answer.whenComplete((answer, failure) -> related.offer(ANSWERED)); // wakes the wait at once
-    }
-    call.relatedTo(!streaming ? null : line -> {
-      if (!related.offer(line)) {
-        child.childLog.warn("a client's stream is not read; dropped a progress or log message for it");
+    // closed before each write that completes the exchange (what follows on the connection is not this call's)
+    try (ClientWatch.Watch watch = watches.watch(response)) {
+      if (streaming) {
+        call.answer.whenComplete((answer, failure) -> related.offer(ANSWERED)); // wakes the wait at once
+        watch.left().thenRun(() -> related.offer(LEFT)); // the same (a full queue is read at once anyway)
       }
-    });
-    if (!launch.launch()) { // launched once its progress has somewhere to go
-      Replies.error(response, callback, 503, request.id(), ErrorCodes.INTERNAL_ERROR, "backend unavailable: " + child.deathReason());
+      if (txn != null) {
+        watch.left().thenRun(call.questions::wake);
+      }
+      call.relatedTo(!streaming ? null : line -> {
+        if (!related.offer(line)) {
+          child.childLog.warn("a client's stream is not read; dropped a progress or log message for it");
+        }
+      });
+      if (!launch.launch()) { // launched once its progress has somewhere to go
+        watch.close();
+        Replies.error(response, callback, 503, request.id(), ErrorCodes.INTERNAL_ERROR, "backend unavailable: " + child.deathReason());
+        return false;
+      }
+      if (streaming) {
+        return stream(request, child, call, txn, related, watch, response, callback);
+      }
+      long deadline = System.nanoTime() + backendTimeout.toNanos();
+      while (txn != null) {
+        txn.await(deadline, watch.left());
+        if (call.answer.isDone() || watch.hasLeft() || !txn.asking()) {
+          break;
+        }
+        switch (bridge.round(txn, request.id(), deadline)) {
+          case ReverseBridge.Parked p -> {
+            watch.close();
+            Replies.json(response, callback, 200, p.body());
+            return true;
+          }
+          case ReverseBridge.Failed f -> {
+            child.cancel(call.childId, "the call cannot go on: " + Log.visible(f.why()));
+            watch.close();
+            Replies.json(response, callback, f.status(), f.body());
+            return false;
+          }
+          case ReverseBridge.Answered a -> { } // the call brought the answers: wait on
+        }
+      }
+      try {
+        CompletableFuture.anyOf(call.answer, watch.left()).get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+      } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
+        // no answer within the backend timeout: answered below
+      }
+      if (!call.answer.isDone() && watch.hasLeft()) {
+        clientLeft(request, child, call, callback, new EofException("the client closed its connection"));
+        return false;
+      }
+      watch.close();
+      reply(request, child, call, call.answer.getNow(null), response, callback);
       return false;
     }
-    if (streaming) {
-      return stream(request, child, call, entry, txn, related, response, callback);
+  }
+
+  /**
+   * The client closed its connection or its stream while its call was open: the child is told
+   * ({@code notifications/cancelled} under the gateway's id) and the client gets nothing more.
+   */
+  private void clientLeft(Request request, PooledChild child, PooledChild.Call call, Callback callback, Throwable cause) {
+    if (!call.answer.isDone()) { // an answer that came first needs no cancel (its write found the client gone)
+      child.cancel(call.childId, "the client closed its response stream");
     }
-    long deadline = System.nanoTime() + backendTimeout.toNanos();
-    while (txn != null) {
-      txn.await(deadline);
-      if (call.answer.isDone() || !txn.asking()) {
-        break;
-      }
-      switch (bridge.round(txn, request.id(), deadline)) {
-        case ReverseBridge.Parked p -> {
-          Replies.json(response, callback, 200, p.body());
-          return true;
-        }
-        case ReverseBridge.Failed f -> {
-          child.cancel(call.childId, "the call cannot go on: " + Log.visible(f.why()));
-          Replies.json(response, callback, f.status(), f.body());
-          return false;
-        }
-        case ReverseBridge.Answered a -> { } // the call brought the answers: wait on
-      }
-    }
-    byte[] answer;
-    try {
-      answer = call.answer.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-    } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
-      answer = null;
-    }
-    reply(request, child, call, answer, response, callback);
-    return false;
+    log.debug("a 2026-era client closed the stream of " + Log.visible(request.method()) + "; the call is cancelled");
+    callback.failed(cause); // Jetty aborts the connection
   }
 
   /**
@@ -338,18 +376,21 @@ public final class Era2026Endpoint implements AutoCloseable {
    * meanwhile; null past the deadline, when the child died, or when a question came first.
    */
   private byte[] awaitAnswer(PooledChild.Call call, ReverseBridge.Txn txn, long deadline, BlockingQueue<byte[]> related,
-      LazyStream events) throws InterruptedException, IOExceptionCarrier {
+      ClientWatch.Watch watch, LazyEventStream events) throws InterruptedException, IOExceptionCarrier {
     long lastWrite = System.nanoTime();
     while (true) {
       long left = deadline - System.nanoTime();
       if (call.answer.isDone() || left <= 0 || (txn != null && txn.asking())) {
         break;
       }
+      if (watch.hasLeft()) {
+        throw new IOExceptionCarrier(new EofException("the client closed its connection"));
+      }
       // a bridged call also watches for its child's questions (noticed within QUESTION_POLL_NANOS)
       long wait = txn != null ? QUESTION_POLL_NANOS : TimeUnit.MILLISECONDS.toNanos(keepAliveMillis);
       byte[] line = related.poll(Math.min(left, wait), TimeUnit.NANOSECONDS);
-      if (line == ANSWERED) {
-        break;
+      if (line == ANSWERED || line == LEFT) {
+        continue; // the loop's head says what it means
       }
       byte[] view = line == null ? null : clientView(line);
       try {
@@ -366,7 +407,7 @@ public final class Era2026Endpoint implements AutoCloseable {
     }
     byte[] line; // what came before the answer goes first
     while ((line = related.poll()) != null) {
-      if (line == ANSWERED) {
+      if (line == ANSWERED || line == LEFT) {
         continue;
       }
       byte[] view = clientView(line);
@@ -403,18 +444,19 @@ public final class Era2026Endpoint implements AutoCloseable {
    * message (or keep-alive) it has to carry; an answer that comes first is sent as JSON, so its
    * HTTP status can still say what it is (404 for -32601, 400 for -32021).
    */
-  private boolean stream(Request request, PooledChild child, PooledChild.Call call, IdSpace.Entry entry, ReverseBridge.Txn txn,
-      BlockingQueue<byte[]> related, Response response, Callback callback) throws InterruptedException {
-    LazyStream events = new LazyStream(new EventStream(response));
+  private boolean stream(Request request, PooledChild child, PooledChild.Call call, ReverseBridge.Txn txn,
+      BlockingQueue<byte[]> related, ClientWatch.Watch watch, Response response, Callback callback) throws InterruptedException {
+    LazyEventStream events = new LazyEventStream(new EventStream(response));
     long deadline = System.nanoTime() + backendTimeout.toNanos();
     try {
       while (true) {
-        byte[] answer = awaitAnswer(call, txn, deadline, related, events);
+        byte[] answer = awaitAnswer(call, txn, deadline, related, watch, events);
         if (txn != null && !call.answer.isDone() && txn.asking()) {
           ReverseBridge.Round round = bridge.round(txn, request.id(), deadline);
           if (round instanceof ReverseBridge.Answered) {
             continue; // the call brought the answers: wait on
           }
+          watch.close();
           if (round instanceof ReverseBridge.Failed f) {
             child.cancel(call.childId, "the call cannot go on: " + Log.visible(f.why()));
             finalAnswer(events, f.status(), f.body(), response, callback);
@@ -427,59 +469,30 @@ public final class Era2026Endpoint implements AutoCloseable {
           }
           return true;
         }
-        if (!events.opened) {
+        watch.close();
+        if (!events.opened()) {
           reply(request, child, call, answer, response, callback);
           return false;
         }
-        events.stream.last(answerBody(request, child, call, answer), null);
+        events.last(answerBody(request, child, call, answer));
         callback.succeeded();
         return false;
       }
     } catch (IOExceptionCarrier | IOException e) {
-      Throwable cause = e instanceof IOExceptionCarrier c ? c.getCause() : e;
-      child.cancel(entry.childId(), "the client closed its response stream");
-      log.debug("a 2026-era client closed the stream of " + Log.visible(request.method()) + "; the call is cancelled");
-      callback.failed(cause);
+      clientLeft(request, child, call, callback, e instanceof IOExceptionCarrier c ? c.getCause() : e);
       return false;
     }
   }
 
   /** Writes {@code body} as the stream's last event when it is open, else as JSON with {@code status}. */
-  private static void finalAnswer(LazyStream events, int status, byte[] body, Response response, Callback callback)
+  private static void finalAnswer(LazyEventStream events, int status, byte[] body, Response response, Callback callback)
       throws IOException {
-    if (!events.opened) {
+    if (!events.opened()) {
       Replies.json(response, callback, status, body);
       return;
     }
-    events.stream.last(body, null);
+    events.last(body);
     callback.succeeded();
-  }
-
-  /** An event stream opened by its first write. */
-  private static final class LazyStream {
-    final EventStream stream;
-    boolean opened;
-
-    LazyStream(EventStream stream) {
-      this.stream = stream;
-    }
-
-    void message(byte[] json) throws IOException {
-      open();
-      stream.message(json);
-    }
-
-    void keepAlive() throws IOException {
-      open();
-      stream.keepAlive();
-    }
-
-    private void open() throws IOException {
-      if (!opened) {
-        opened = true;
-        stream.open();
-      }
-    }
   }
 
   private void reply(Request request, PooledChild child, PooledChild.Call call, byte[] answer, Response response,
@@ -561,6 +574,7 @@ public final class Era2026Endpoint implements AutoCloseable {
     bridge.close();
     listens.close(LISTEN_DRAIN_MILLIS);
     pool.close();
+    watches.close();
   }
 
   /** What a pooled child says outside any answer. */

@@ -5,6 +5,7 @@ import dev.mcpstdio.jsonrpc.Json;
 import dev.mcpstdio.jsonrpc.JsonRpcId;
 import dev.mcpstdio.jsonrpc.JsonRpcMessage.Notification;
 import dev.mcpstdio.jsonrpc.JsonRpcMessage.Request;
+import dev.mcpstdio.serve.http.ClientWatch;
 import dev.mcpstdio.serve.http.EventStream;
 import dev.mcpstdio.serve.http.Replies;
 import dev.mcpstdio.stdio.Log;
@@ -15,6 +16,7 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import org.eclipse.jetty.io.EofException;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
 
@@ -28,9 +30,10 @@ import org.eclipse.jetty.util.Callback;
  * this point is missed), the response opens, the first frame is the acknowledgement with the
  * honoured filter, then {@code resources/subscribe} is driven on the child for the honoured URIs
  * (reference-counted per child: the first listener of a URI subscribes, the last unsubscribes),
- * then the stream carries what comes, with a keep-alive comment after each quiet interval (also
- * how a client that left is noticed). A stream holds its child: the pool never evicts a child with
- * a listener. {@code notifications/message} never goes on a listen stream.
+ * then the stream carries what comes, with a keep-alive comment after each quiet interval. A client
+ * that closes its connection is noticed at once ({@link ClientWatch}), else at the next write. A
+ * stream holds its child: the pool never evicts a child with a listener. {@code
+ * notifications/message} never goes on a listen stream.
  *
  * <p>Endings: the gateway's shutdown writes the graceful terminal result and closes; the child's
  * death or a client that does not read ({@link #QUEUE} notifications waiting) closes the stream
@@ -52,13 +55,18 @@ final class ListenHub {
   /** A stream whose child died, or whose client does not read: it ends abruptly. */
   private static final byte[] ABRUPT = new byte[0];
 
+  /** A stream whose client closed its connection (its watch said so). */
+  private static final byte[] LEFT = new byte[0];
+
   private final long keepAliveMillis;
+  private final ClientWatch watches;
   private final Log log;
   private final Set<Listener> listeners = ConcurrentHashMap.newKeySet();
   private volatile boolean closing;
 
-  ListenHub(long keepAliveMillis, Log log) {
+  ListenHub(long keepAliveMillis, ClientWatch watches, Log log) {
     this.keepAliveMillis = keepAliveMillis;
+    this.watches = watches;
     this.log = log;
   }
 
@@ -102,11 +110,14 @@ final class ListenHub {
     EventStream events = new EventStream(response);
     boolean subscribed = false; // only what this stream counted up is counted down (a client gone before its ack counted nothing)
     try {
-      events.open();
-      events.message(filter.ack(listen.id()));
-      subscribe(child, filter.uris());
-      subscribed = true;
-      pump(listener, events);
+      try (ClientWatch.Watch watch = watches.watch(response)) { // closed before the exchange completes
+        watch.left().thenRun(() -> listener.queue.offer(LEFT)); // a full queue is read at once anyway
+        events.open();
+        events.message(filter.ack(listen.id()));
+        subscribe(child, filter.uris());
+        subscribed = true;
+        pump(listener, events, watch);
+      }
       callback.succeeded();
     } catch (IOException e) {
       log.debug("a listen stream's client left");
@@ -137,9 +148,15 @@ final class ListenHub {
     notifyAll(); // close() may be waiting for the last one
   }
 
-  private void pump(Listener listener, EventStream events) throws IOException, InterruptedException {
+  private void pump(Listener listener, EventStream events, ClientWatch.Watch watch) throws IOException, InterruptedException {
     while (true) {
+      if (watch.hasLeft()) {
+        throw new EofException("the client closed its connection");
+      }
       byte[] frame = listener.queue.poll(keepAliveMillis, TimeUnit.MILLISECONDS);
+      if (frame == LEFT) {
+        continue; // the loop's head ends it
+      }
       if (frame == SHUTDOWN) {
         events.last(ListenFilter.terminal(listener.id), null);
         return;

@@ -130,13 +130,17 @@ final class ReverseBridge implements AutoCloseable {
       return !queue.isEmpty();
     }
 
-    private synchronized void wake() {
+    /** Wakes a waiter to look again (the call's answer came, or its client left). */
+    synchronized void wake() {
       notifyAll();
     }
 
-    /** Waits until a question or the call's answer has come, or {@code deadline} (nanoTime). */
-    synchronized void await(long deadline) throws InterruptedException {
-      while (queue.isEmpty() && !answer.isDone()) {
+    /**
+     * Waits until a question or the call's answer has come, {@code stop} is done (the caller
+     * {@link #wake}s this when it completes), or {@code deadline} (nanoTime).
+     */
+    synchronized void await(long deadline, java.util.concurrent.Future<?> stop) throws InterruptedException {
+      while (queue.isEmpty() && !answer.isDone() && !stop.isDone()) {
         long left = deadline - System.nanoTime();
         if (left <= 0) {
           return;
@@ -206,10 +210,10 @@ final class ReverseBridge implements AutoCloseable {
       return !carried.isEmpty() || call.questions.pending();
     }
 
-    /** Waits until the call's answer or a question, or the deadline. */
-    void await(long deadline) throws InterruptedException {
+    /** Waits until the call's answer or a question, {@code stop}, or the deadline. */
+    void await(long deadline, java.util.concurrent.Future<?> stop) throws InterruptedException {
       if (carried.isEmpty()) {
-        call.questions.await(deadline);
+        call.questions.await(deadline, stop);
       }
     }
   }

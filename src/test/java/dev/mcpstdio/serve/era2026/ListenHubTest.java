@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.mcpstdio.jsonrpc.JsonRpcMessage;
 import dev.mcpstdio.process.ChildLog;
 import dev.mcpstdio.process.ChildProcess;
+import dev.mcpstdio.serve.http.ClientWatch;
 import dev.mcpstdio.stdio.Log;
 import dev.mcpstdio.stdio.Redactor;
 import dev.mcpstdio.testing.Await;
@@ -80,7 +81,7 @@ class ListenHubTest {
   @Test
   void aListenWhoseClientLeftBeforeItsAckNeverTouchesTheChildsSubscriptionCounts() throws Exception {
     PooledChild child = child();
-    ListenHub hub = new ListenHub(60_000, log);
+    ListenHub hub = new ListenHub(60_000, new ClientWatch(log), log);
     CompletableFuture<Throwable> failed = new CompletableFuture<>();
     hub.serve(listen("gone"), child, ACCEPT, response(true, new AtomicInteger()), Callback.from(() -> failed.complete(null),
         failed::complete));
@@ -91,7 +92,7 @@ class ListenHubTest {
   @Test
   void aListenWhoseClientLeftBeforeItsAckLeavesAnotherListenersSubscriptionInPlace() throws Exception {
     PooledChild child = child();
-    ListenHub hub = new ListenHub(60_000, log);
+    ListenHub hub = new ListenHub(60_000, new ClientWatch(log), log);
     AtomicInteger writes = new AtomicInteger();
     CompletableFuture<Void> staying = CompletableFuture.runAsync(() -> {
       try {
