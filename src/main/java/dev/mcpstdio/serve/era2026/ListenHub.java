@@ -5,6 +5,7 @@ import dev.mcpstdio.jsonrpc.Json;
 import dev.mcpstdio.jsonrpc.JsonRpcId;
 import dev.mcpstdio.jsonrpc.JsonRpcMessage.Notification;
 import dev.mcpstdio.jsonrpc.JsonRpcMessage.Request;
+import dev.mcpstdio.protocol.McpMethods;
 import dev.mcpstdio.serve.http.ClientWatch;
 import dev.mcpstdio.serve.http.EventStream;
 import dev.mcpstdio.serve.http.Replies;
@@ -178,7 +179,7 @@ final class ListenHub {
     // a list change reaches every stream of the child's principal: its calls may run on another of
     // its children than the one a stream is attached to (the reverse MRTR bridge holds children
     // exclusively); a resource update only the streams of the child subscribed to it
-    boolean principalWide = !notification.method().equals(dev.mcpstdio.protocol.McpMethods.RESOURCES_UPDATED);
+    boolean principalWide = !notification.method().equals(McpMethods.RESOURCES_UPDATED);
     for (Listener l : listeners) {
       if ((l.child == child || (principalWide && l.child.principal.equals(child.principal))) && l.filter.matches(notification)) {
         if (!l.queue.offer(ListenFilter.tag(notification, l.id))) {
@@ -199,20 +200,49 @@ final class ListenHub {
     }
   }
 
+  /**
+   * Counts {@code uris} up on {@code child}; the first stream of a URI subscribes the child: a
+   * 2025-era child with {@code resources/subscribe}, a 2026-era one (which has no such method) with
+   * a listen of the gateway's own for that URI ({@code subscriptions/listen} with {@code
+   * resourceSubscriptions}), whose updates come back tagged with the gateway's listen id and are
+   * re-tagged for each stream by {@link #deliver}.
+   */
   private static void subscribe(PooledChild child, List<String> uris) {
-    if (uris != null) {
+    if (uris == null) {
+      return;
+    }
+    synchronized (child.subscriptions) {
       for (String uri : uris) {
-        if (child.subscriptions.merge(uri, 1, Integer::sum) == 1) {
+        if (child.subscriptions.merge(uri, 1, Integer::sum) > 1) {
+          continue;
+        }
+        if (child.era2026) {
+          JsonRpcId listen = child.requestOwn(McpMethods.SUBSCRIPTIONS_LISTEN, "{\"notifications\":{\"resourceSubscriptions\":["
+              + Json.quote(uri) + "]},\"_meta\":" + ChildStarter.GATEWAY_META + "}", answer -> {});
+          if (listen != null) {
+            child.resourceListens.put(uri, listen);
+          }
+        } else {
           child.request("resources/subscribe", "{\"uri\":" + Json.quote(uri) + "}", answer -> {});
         }
       }
     }
   }
 
+  /** Counts {@code uris} down on {@code child}; the last stream of a URI unsubscribes the child (the way {@link #subscribe} subscribed it). */
   private static void unsubscribe(PooledChild child, List<String> uris) {
-    if (uris != null) {
+    if (uris == null) {
+      return;
+    }
+    synchronized (child.subscriptions) {
       for (String uri : uris) {
-        if (child.subscriptions.merge(uri, -1, (a, b) -> a + b <= 0 ? null : a + b) == null) {
+        if (child.subscriptions.merge(uri, -1, (a, b) -> a + b <= 0 ? null : a + b) != null) {
+          continue;
+        }
+        JsonRpcId listen = child.resourceListens.remove(uri);
+        if (listen != null) {
+          child.cancelOwn(listen, "no listen stream wants this resource's updates any more");
+        } else if (!child.era2026) {
           child.request("resources/unsubscribe", "{\"uri\":" + Json.quote(uri) + "}", answer -> {});
         }
       }

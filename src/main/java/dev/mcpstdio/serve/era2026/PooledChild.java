@@ -14,6 +14,7 @@ import dev.mcpstdio.protocol.Cancellation;
 import dev.mcpstdio.stdio.Log;
 import java.nio.charset.StandardCharsets;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -104,8 +105,14 @@ final class PooledChild implements ChildProcess.Listener {
   final CompletableFuture<byte[]> initialized = new CompletableFuture<>();
   /** Initialized, and its tools listed when it has any (so rung 2d knows them from the first call). */
   final CompletableFuture<Void> ready = new CompletableFuture<>();
-  /** How many listen streams want each resource URI's updates: the child is subscribed while above 0. */
+  /**
+   * How many listen streams want each resource URI's updates: the child is subscribed while above
+   * 0 (the count's change and the child's subscribe or unsubscribe happen under this map's lock,
+   * so the child sees them in the order of the counts).
+   */
   final Map<String, Integer> subscriptions = new ConcurrentHashMap<>();
+  /** A 2026-era child's subscription to each URI: the id of the listen the gateway opened for it; guarded by {@link #subscriptions}. */
+  final Map<String, JsonRpcId> resourceListens = new HashMap<>();
   /** The annotations of its tools. */
   final ToolIndex tools = new ToolIndex();
   /** The gateway's own requests to the child (its tools listing), by id: what to do with each answer. */
@@ -265,14 +272,27 @@ final class PooledChild implements ChildProcess.Listener {
    * namespace; {@code onAnswer} gets the child's response (on the stdout pump: it must not block).
    */
   boolean request(String method, String params, Consumer<JsonRpcMessage.Response> onAnswer) {
+    return requestOwn(method, params, onAnswer) != null;
+  }
+
+  /** {@link #request}, returning the request's id (null when it could not be sent), so that it can be {@linkplain #cancelOwn cancelled}. */
+  JsonRpcId requestOwn(String method, String params, Consumer<JsonRpcMessage.Response> onAnswer) {
     JsonRpcId id = JsonRpcId.relayOwned("mcp-stdio/serve/own/" + serial + "-" + ownIds.incrementAndGet());
     own.put(id, onAnswer);
     boolean sent = send(("{\"jsonrpc\":\"2.0\",\"id\":" + id.json() + ",\"method\":" + Json.quote(method)
         + (params == null ? "" : ",\"params\":" + params) + "}").getBytes(StandardCharsets.UTF_8));
     if (!sent) {
       own.remove(id);
+      return null;
     }
-    return sent;
+    return id;
+  }
+
+  /** Cancels a request of the gateway's own (a listen it opened): the child is told, and its answer, if any, is dropped. */
+  void cancelOwn(JsonRpcId id, String reason) {
+    if (own.remove(id) != null) {
+      cancel(id, reason);
+    }
   }
 
   /** Answers a request of the child's with an error. */
