@@ -2,6 +2,8 @@ package dev.mcpstdio.serve;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.mcpstdio.testing.Await;
+
 import dev.mcpstdio.process.ChildSpec;
 import java.net.http.HttpResponse;
 import java.time.Duration;
@@ -28,6 +30,7 @@ class Serve2026EndpointTest {
       while read -r line; do
         id=$(id_of "$line")
         case "$line" in
+          *'"method":"notifications/cancelled"'*) printf 'got cancelled %s\\n' "$line" >&2 ;;
           *'"method":"notifications/'*) ;;
           *'"method":"tools/list"'*) printf '%s\\n' "{\\"jsonrpc\\":\\"2.0\\",\\"id\\":$id,\\"result\\":{\\"tools\\":[{\\"name\\":\\"echo\\",\\"inputSchema\\":{\\"type\\":\\"object\\"}}]}}" ;;
           *'"method":"tools/call"'*'"name":"change"'*)
@@ -36,7 +39,7 @@ class Serve2026EndpointTest {
             printf '%s\\n' "{\\"jsonrpc\\":\\"2.0\\",\\"id\\":$id,\\"result\\":{\\"content\\":[]}}" ;;
           *'"method":"tools/call"'*'"name":"ask"'*)
             printf '%s\\n' '{"jsonrpc":"2.0","id":"srv-1","method":"sampling/createMessage","params":{"messages":[],"maxTokens":5}}'
-            read -r refused
+            read -r refused; printf 'got refused %s\\n' "$refused" >&2
             printf '%s\\n' "{\\"jsonrpc\\":\\"2.0\\",\\"id\\":$id,\\"result\\":{\\"content\\":[],\\"isError\\":true}}" ;;
           *'"method":"tools/call"'*'"progressToken"'*)
             printf '%s\\n' "{\\"jsonrpc\\":\\"2.0\\",\\"method\\":\\"notifications/progress\\",\\"params\\":{\\"progressToken\\":$id,\\"progress\\":1,\\"total\\":2}}"
@@ -168,6 +171,10 @@ class Serve2026EndpointTest {
         "Mcp-Name", "ask");
     assertThat(r.statusCode()).isEqualTo(400);
     assertThat(r.body()).contains("\"id\":17", "\"code\":-32021", "\"requiredCapabilities\":{\"sampling\":{}}");
+    Await.until("the child's question refused and its call cancelled", Duration.ofSeconds(10),
+        () -> serve.log().contains("got cancelled ") && serve.log().contains("got refused "));
+    assertThat(serve.log()).contains("\"id\":\"srv-1\",\"error\":{\"code\":-32601,\"message\":\"the client did not declare"
+        + " the capability sampling\"}", "the client cannot answer this call's question");
   }
 
   @Test

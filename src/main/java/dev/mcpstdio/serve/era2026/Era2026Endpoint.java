@@ -595,7 +595,7 @@ public final class Era2026Endpoint implements AutoCloseable {
     /**
      * The child asks its client something during a call. A client that did not declare the
      * capability the question needs gets -32021 naming it (HTTP 400), in place of the call's
-     * answer; the child is told the method is not available.
+     * answer; the child's question is refused and its call cancelled (nobody waits for its answer).
      */
     @Override
     public void request(PooledChild child, Request request, PooledChild.Call during) {
@@ -607,6 +607,9 @@ public final class Era2026Endpoint implements AutoCloseable {
         during.answerWith(400, JsonRpcErrors.error(client, McpErrorCodes.MISSING_REQUIRED_CLIENT_CAPABILITY,
             "the server needs the client capability " + needed + " for this request",
             "{\"requiredCapabilities\":{" + Json.quote(needed) + ":{}}}"));
+        child.refuse(request.id(), ErrorCodes.METHOD_NOT_FOUND, "the client did not declare the capability " + needed);
+        child.cancel(during.childId, "the client cannot answer this call's question: it did not declare " + needed);
+        return;
       } else if (during != null && needed != null && during.questions != null) {
         if (during.questions.offer(request)) {
           return; // the reverse MRTR bridge asks the client (ReverseBridge)
