@@ -172,10 +172,17 @@ public final class ChildPool implements AutoCloseable {
       if (spare != null) {
         startInBackground(spare);
       }
-      if (fresh) {
-        starter.start(child, children2026);
+      boolean ready;
+      try {
+        if (fresh) {
+          starter.start(child, children2026);
+        }
+        ready = await(child);
+      } catch (InterruptedException | RuntimeException e) {
+        release(child, exclusive); // what was held above is given back whatever happens
+        throw e;
       }
-      if (await(child)) {
+      if (ready) {
         if (!child.retired()) {
           return child;
         }
@@ -251,9 +258,15 @@ public final class ChildPool implements AutoCloseable {
    * child became ready (later spawns do not compete with the start of a child a request waits for).
    */
   private void warmUp() {
+    warmUp(0);
+  }
+
+  /** {@link #warmUp}, with {@code coming} children about to be counted that the warm one must leave room for. */
+  private void warmUp(int coming) {
     long serial;
     synchronized (this) {
-      if (closed || warming || warm != null || !Boolean.FALSE.equals(era2026Children) || count + 1 >= settings.total()) {
+      if (closed || warming || warm != null || !Boolean.FALSE.equals(era2026Children)
+          || count + coming + 1 >= settings.total()) {
         return;
       }
       warming = true;
@@ -272,6 +285,7 @@ public final class ChildPool implements AutoCloseable {
     }
     synchronized (this) {
       warming = false;
+      notifyAll(); // a request waiting at the cap (awaitRelease) may take the warm process, or its place
       if (spawned != null && !closed) {
         warm = spawned;
         return;
@@ -348,7 +362,7 @@ public final class ChildPool implements AutoCloseable {
     }
     known.complete(probed.era2026());
     if (!probed.era2026()) {
-      warmUp(); // the first warm process starts beside the first child: the next key may come soon
+      warmUp(1); // the first warm process starts beside the first child (not yet counted): the next key may come soon
     }
   }
 

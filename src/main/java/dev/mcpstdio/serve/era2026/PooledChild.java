@@ -115,7 +115,14 @@ final class PooledChild implements ChildProcess.Listener {
   final Map<String, JsonRpcId> resourceListens = new HashMap<>();
   /** The annotations of its tools. */
   final ToolIndex tools = new ToolIndex();
-  /** The gateway's own requests to the child (its tools listing), by id: what to do with each answer. */
+  /**
+   * The gateway's own requests in flight on one child, at most: its listens (a 2026-era child's one
+   * for list changes and one per URI its streams listen for, at most {@link ListenHub#PER_CHILD}
+   * streams of {@link ListenFilter#MAX_URIS} URIs), subscriptions and tool listings.
+   */
+  static final int MAX_OWN = 2048;
+
+  /** The gateway's own requests to the child (its tools listing, listens, subscriptions), by id: what to do with each answer. */
   private final Map<JsonRpcId, Consumer<JsonRpcMessage.Response>> own = new ConcurrentHashMap<>();
   private final AtomicLong ownIds = new AtomicLong();
   private volatile JsonRpcId handshakeId;
@@ -277,6 +284,11 @@ final class PooledChild implements ChildProcess.Listener {
 
   /** {@link #request}, returning the request's id (null when it could not be sent), so that it can be {@linkplain #cancelOwn cancelled}. */
   JsonRpcId requestOwn(String method, String params, Consumer<JsonRpcMessage.Response> onAnswer) {
+    if (own.size() >= MAX_OWN) {
+      childLog.warn("the server leaves " + MAX_OWN + " of the gateway's own requests unanswered; " + Log.visible(method)
+          + " not sent");
+      return null;
+    }
     JsonRpcId id = JsonRpcId.relayOwned("mcp-stdio/serve/own/" + serial + "-" + ownIds.incrementAndGet());
     own.put(id, onAnswer);
     boolean sent = send(("{\"jsonrpc\":\"2.0\",\"id\":" + id.json() + ",\"method\":" + Json.quote(method)

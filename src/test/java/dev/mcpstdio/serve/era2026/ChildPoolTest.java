@@ -393,4 +393,29 @@ class ChildPoolTest {
     }
     assertThat(logged.toString(java.nio.charset.StandardCharsets.UTF_8).split("-era server \\(", -1)).as("probed once").hasSize(2);
   }
+
+  @Test
+  void anAcquireInterruptedWhileItsChildStartsGivesItsHoldBack() throws Exception {
+    java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("pool-gate");
+    java.nio.file.Path gate = dir.resolve("gate");
+    ChildPool p = pool(CHILD.replace("*'\"method\":\"initialize\"'*)", "*'\"method\":\"initialize\"'*) touch " + dir.resolve("asked")
+        + "; while [ ! -f " + gate + " ]; do sleep 0.02; done;"));
+    java.util.concurrent.atomic.AtomicReference<Throwable> ended = new java.util.concurrent.atomic.AtomicReference<>();
+    Thread acquirer = Thread.ofVirtual().start(() -> {
+      try {
+        p.acquire("alice", ClientAsks.ALL, true);
+      } catch (Throwable t) {
+        ended.set(t);
+      }
+    });
+    Await.until("the child to be asked initialize", Duration.ofSeconds(10), () -> java.nio.file.Files.exists(dir.resolve("asked")));
+    acquirer.interrupt(); // the acquire waits for the handshake now
+    acquirer.join(10_000);
+    assertThat(ended.get()).isInstanceOf(InterruptedException.class);
+    java.nio.file.Files.createFile(gate);
+    PooledChild again = p.acquire("alice", ClientAsks.ALL, true);
+    assertThat(p.size()).as("the interrupted acquire's child was free for the next exclusive one").isEqualTo(1);
+    p.release(again, true);
+    assertThat(again.idle()).as("the interrupted acquire held nothing").isTrue();
+  }
 }
