@@ -366,9 +366,10 @@ class ChildPoolTest {
     assertThat(first.asks).as("a 2026-era child's key ignores the caller's capabilities").isEqualTo(ClientAsks.ALL);
     p.release(first, false);
     assertThat(p.acquire("alice", ClientAsks.ALL, false)).isSameAs(first);
+    Await.until("the child's stderr line on its discover", Duration.ofSeconds(10),
+        () -> logged.toString(java.nio.charset.StandardCharsets.UTF_8).contains("discovered by " + first.pid()));
     String log = logged.toString(java.nio.charset.StandardCharsets.UTF_8);
     assertThat(log.split("discovered by ", -1)).as("one process, probed once: " + log).hasSize(2);
-    assertThat(log).contains("discovered by " + first.pid());
   }
 
   @Test
