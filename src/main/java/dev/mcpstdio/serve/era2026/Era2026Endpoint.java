@@ -4,12 +4,10 @@ import dev.mcpstdio.jsonrpc.ErrorCodes;
 import dev.mcpstdio.jsonrpc.Json;
 import dev.mcpstdio.jsonrpc.JsonRpcCodec;
 import dev.mcpstdio.jsonrpc.JsonRpcErrors;
-import dev.mcpstdio.jsonrpc.JsonRpcId;
 import dev.mcpstdio.jsonrpc.JsonRpcMessage.Request;
 import dev.mcpstdio.jsonrpc.JsonRpcMessage;
 import dev.mcpstdio.jsonrpc.JsonSpan;
 import dev.mcpstdio.jsonrpc.MalformedMessageException;
-import dev.mcpstdio.protocol.McpErrorCodes;
 import dev.mcpstdio.protocol.McpMethods;
 import dev.mcpstdio.protocol.MetaKeys;
 import dev.mcpstdio.serve.http.ClientWatch;
@@ -107,10 +105,10 @@ public final class Era2026Endpoint implements AutoCloseable {
    * @param keepAlive how long a response stream may stay quiet before a comment is written
    */
   public Era2026Endpoint(ChildPool.Settings pool, Duration backendTimeout, Duration keepAlive, long cacheTtlMs, Log log) {
-    this.pool = new ChildPool(pool, log, new ChildEvents());
     this.watches = new ClientWatch(log);
     this.listens = new ListenHub(keepAlive.toMillis(), watches, log);
     this.ids = new IdSpace();
+    this.pool = new ChildPool(pool, log, new ChildEvents(listens, ids));
     this.bridge = new ReverseBridge(backendTimeout.dividedBy(2), ids, this.pool::release, log);
     this.backendTimeout = backendTimeout;
     this.keepAliveMillis = keepAlive.toMillis();
@@ -575,51 +573,6 @@ public final class Era2026Endpoint implements AutoCloseable {
     listens.close(LISTEN_DRAIN_MILLIS);
     pool.close();
     watches.close();
-  }
-
-  /** What a pooled child says outside any answer. */
-  private final class ChildEvents implements PooledChild.Events {
-    @Override
-    public void notification(PooledChild child, JsonRpcMessage.Notification notification) {
-      if (notification.method().equals(McpMethods.TOOLS_LIST_CHANGED)) {
-        ChildStarter.listTools(child, null, 0); // the ladder's rung 2d learns the new annotations
-      }
-      listens.deliver(child, notification);
-    }
-
-    @Override
-    public void died(PooledChild child) {
-      listens.childDied(child);
-    }
-
-    /**
-     * The child asks its client something during a call. A client that did not declare the
-     * capability the question needs gets -32021 naming it (HTTP 400), in place of the call's
-     * answer; the child's question is refused and its call cancelled (nobody waits for its answer).
-     */
-    @Override
-    public void request(PooledChild child, Request request, PooledChild.Call during) {
-      String needed = ClientAsks.CAPABILITY_OF.get(request.method());
-      if (during != null && needed != null && !during.asks.declares(needed)) {
-        IdSpace.Entry entry = ids.lookup(during.childId);
-        JsonRpcId client = during.questions != null ? during.questions.answerAs
-            : entry == null ? during.childId : entry.clientId();
-        during.answerWith(400, JsonRpcErrors.error(client, McpErrorCodes.MISSING_REQUIRED_CLIENT_CAPABILITY,
-            "the server needs the client capability " + needed + " for this request",
-            "{\"requiredCapabilities\":{" + Json.quote(needed) + ":{}}}"));
-        child.refuse(request.id(), ErrorCodes.METHOD_NOT_FOUND, "the client did not declare the capability " + needed);
-        child.cancel(during.childId, "the client cannot answer this call's question: it did not declare " + needed);
-        return;
-      } else if (during != null && needed != null && during.questions != null) {
-        if (during.questions.offer(request)) {
-          return; // the reverse MRTR bridge asks the client (ReverseBridge)
-        }
-        child.refuse(request.id(), ErrorCodes.INTERNAL_ERROR, "the gateway cannot pass this question on: the call ended, or"
-            + " asked more than " + ReverseBridge.MAX_QUESTIONS + " at once");
-        return;
-      }
-      child.refuse(request.id(), ErrorCodes.METHOD_NOT_FOUND, "this gateway does not bridge server-initiated requests");
-    }
   }
 
   /** An IOException from a stream write, carried out of the wait loop. */

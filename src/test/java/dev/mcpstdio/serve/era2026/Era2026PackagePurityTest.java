@@ -30,7 +30,7 @@ class Era2026PackagePurityTest {
    * process started ahead of need, the hand-over of their output), and what the gateway reads of them.
    */
   static final List<String> IO_CLASSES = List.of("Era2026Endpoint.java", "ChildPool.java", "PooledChild.java",
-      "Principals.java", "LogLevels.java", "ListenHub.java", "ChildProbe.java", "ChildStarter.java", "HandOver.java", "WarmProcess.java", "ReverseBridge.java");
+      "Principals.java", "LogLevels.java", "ListenHub.java", "ChildEvents.java", "ChildProbe.java", "ChildStarter.java", "HandOver.java", "WarmProcess.java", "ReverseBridge.java");
 
   @Test
   void importsOnlyPureDependencies() throws IOException {
