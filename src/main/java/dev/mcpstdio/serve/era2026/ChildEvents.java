@@ -40,8 +40,11 @@ final class ChildEvents implements PooledChild.Events {
 
   /**
    * The child asks its client something during a call. A client that did not declare the
-   * capability the question needs gets -32021 naming it (HTTP 400), in place of the call's
-   * answer; the child's question is refused and its call cancelled (nobody waits for its answer).
+   * capability the question needs gets -32021 naming it (HTTP 400), in place of the call's answer,
+   * and the call is cancelled at the child (nobody waits for its answer); a declared one goes to
+   * the reverse MRTR bridge. When the question cannot be told apart from other calls sharing the
+   * child ({@code during} null), it is refused and no call is failed: the child was told its
+   * clients cannot be asked that, and decides what its call does without.
    */
   @Override
   public void request(PooledChild child, Request request, PooledChild.Call during) {
@@ -56,12 +59,17 @@ final class ChildEvents implements PooledChild.Events {
       child.refuse(request.id(), ErrorCodes.METHOD_NOT_FOUND, "the client did not declare the capability " + needed);
       child.cancel(during.childId, "the client cannot answer this call's question: it did not declare " + needed);
       return;
-    } else if (during != null && needed != null && during.questions != null) {
+    }
+    if (during != null && needed != null && during.questions != null) {
       if (during.questions.offer(request)) {
         return; // the reverse MRTR bridge asks the client (ReverseBridge)
       }
       child.refuse(request.id(), ErrorCodes.INTERNAL_ERROR, "the gateway cannot pass this question on: the call ended, or"
           + " asked more than " + ReverseBridge.MAX_QUESTIONS + " at once");
+      return;
+    }
+    if (needed != null && !child.asks.declares(needed)) {
+      child.refuse(request.id(), ErrorCodes.METHOD_NOT_FOUND, "the client did not declare the capability " + needed);
       return;
     }
     child.refuse(request.id(), ErrorCodes.METHOD_NOT_FOUND, "this gateway does not bridge server-initiated requests");

@@ -39,6 +39,11 @@ public record ClientAsks(boolean elicitation, boolean sampling, boolean roots) {
     return new ClientAsks(members.containsKey("elicitation"), members.containsKey("sampling"), members.containsKey("roots"));
   }
 
+  /** True when the client can be asked nothing: its child is told so, and a call of it needs no bridge. */
+  public boolean none() {
+    return !elicitation && !sampling && !roots;
+  }
+
   /** Whether this set holds {@code capability} ("elicitation", "sampling" or "roots"); false for any other name. */
   public boolean declares(String capability) {
     return switch (capability) {

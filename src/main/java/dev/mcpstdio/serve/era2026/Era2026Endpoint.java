@@ -162,7 +162,9 @@ public final class Era2026Endpoint implements AutoCloseable {
       resume(request, principal, asks, accept, response, callback);
       return;
     }
-    boolean bridged = !children2026 && McpMethods.MAY_REQUIRE_INPUT.contains(request.method());
+    // a client that declares nothing to ask reaches a child told so: its calls share their child
+    // (they multiplex, and the pool grows while all are working), and a question is refused
+    boolean bridged = !children2026 && !asks.none() && McpMethods.MAY_REQUIRE_INPUT.contains(request.method());
     byte[] invalid = bridged ? ReverseBridge.checkNew(request) : null;
     if (invalid != null) {
       Replies.json(response, callback, 200, invalid);

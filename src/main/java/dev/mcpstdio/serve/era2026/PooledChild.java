@@ -374,11 +374,23 @@ final class PooledChild implements ChildProcess.Listener {
   /**
    * The call a question of the child's belongs to: its bridged call when it has one (at most one,
    * the pool's exclusive hold), since only a bridged call can ask its client and calls that share
-   * the child (a listing, say) cannot; else the oldest call, or null.
+   * the child (a listing, say) cannot; else the one call still waiting for its answer; else null
+   * (none, or several sharing the child, which a 2025-era child's question does not tell apart).
    */
   private Call asker() {
-    Comparator<Call> order = Comparator.comparing((Call c) -> c.questions == null).thenComparingLong(c -> c.sequence);
-    return calls.values().stream().min(order).orElse(null);
+    Call only = null;
+    for (Call c : calls.values()) {
+      if (c.questions != null) {
+        return c;
+      }
+      if (!c.answer.isDone()) {
+        if (only != null) {
+          return null;
+        }
+        only = c;
+      }
+    }
+    return only;
   }
 
   private Call byToken(JsonRpcId token) {

@@ -3,7 +3,6 @@ package dev.mcpstdio.serve.era2026;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.mcpstdio.jsonrpc.JsonRpcMessage;
 import dev.mcpstdio.process.ChildProcess;
 import dev.mcpstdio.process.ChildSpec;
 import dev.mcpstdio.stdio.Log;
@@ -34,14 +33,6 @@ class ChildPoolTest {
       done
       """;
 
-  private static final PooledChild.Events NOTHING = new PooledChild.Events() {
-    @Override
-    public void notification(PooledChild child, JsonRpcMessage.Notification notification) {}
-
-    @Override
-    public void request(PooledChild child, JsonRpcMessage.Request request, PooledChild.Call during) {}
-  };
-
   private ChildPool pool;
   private final ByteArrayOutputStream logged = new ByteArrayOutputStream();
 
@@ -49,7 +40,7 @@ class ChildPoolTest {
     ChildPool.Settings settings = new ChildPool.Settings(new ChildSpec(List.of("/bin/sh", "-c", CHILD)), 1 << 20,
         new ChildProcess.Ladder(Duration.ofMillis(300), Duration.ofMillis(300)), ChildProcess.StderrLimit.DEFAULT,
         perPrincipal, total, idleTtl, Duration.ofSeconds(20));
-    pool = new ChildPool(settings, new Log(logged, Log.Level.DEBUG, new Redactor()), NOTHING);
+    pool = new ChildPool(settings, new Log(logged, Log.Level.DEBUG, new Redactor()), Msgs.NO_EVENTS);
     return pool;
   }
 
@@ -218,7 +209,7 @@ class ChildPoolTest {
     ChildPool.Settings settings = new ChildPool.Settings(new ChildSpec(List.of("/bin/sh", "-c", script)), 1 << 20,
         new ChildProcess.Ladder(Duration.ofMillis(300), Duration.ofMillis(300)), ChildProcess.StderrLimit.DEFAULT,
         4, 8, Duration.ZERO, Duration.ofSeconds(20));
-    pool = new ChildPool(settings, new Log(logged, Log.Level.DEBUG, new Redactor()), NOTHING);
+    pool = new ChildPool(settings, new Log(logged, Log.Level.DEBUG, new Redactor()), Msgs.NO_EVENTS);
     return pool;
   }
 

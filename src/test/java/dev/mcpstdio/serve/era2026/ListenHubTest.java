@@ -36,13 +36,7 @@ class ListenHubTest {
 
   private PooledChild child() {
     PooledChild child = new PooledChild("alice", ClientAsks.ALL, 1, new ChildLog(log, ChildProcess.StderrLimit.DEFAULT),
-        new PooledChild.Events() {
-          @Override
-          public void notification(PooledChild c, JsonRpcMessage.Notification n) {}
-
-          @Override
-          public void request(PooledChild c, JsonRpcMessage.Request r, PooledChild.Call during) {}
-        });
+        Msgs.NO_EVENTS);
     child.initialized.complete(INIT.getBytes(StandardCharsets.UTF_8));
     return child;
   }

@@ -8,8 +8,17 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** Test helpers: messages from JSON text (single quotes for double ones), headers from pairs. */
+/** Test helpers: messages from JSON text (single quotes for double ones), headers from pairs, a pooled child's events ignored. */
 final class Msgs {
+
+  /** A pooled child's events, all ignored (a test that watches the child's calls and answers only). */
+  static final PooledChild.Events NO_EVENTS = new PooledChild.Events() {
+    @Override
+    public void notification(PooledChild child, JsonRpcMessage.Notification notification) {}
+
+    @Override
+    public void request(PooledChild child, JsonRpcMessage.Request request, PooledChild.Call during) {}
+  };
 
   static final String META = "{'io.modelcontextprotocol/protocolVersion':'2026-07-28','io.modelcontextprotocol/clientCapabilities':{}}";
 

@@ -2,7 +2,6 @@ package dev.mcpstdio.serve.era2026;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.mcpstdio.jsonrpc.JsonRpcMessage;
 import dev.mcpstdio.process.ChildLog;
 import dev.mcpstdio.process.ChildProcess;
 import dev.mcpstdio.process.ChildSpec;
@@ -22,13 +21,7 @@ class PooledChildOwnRequestsTest {
     ByteArrayOutputStream logged = new ByteArrayOutputStream();
     Log log = new Log(logged, Log.Level.DEBUG, new Redactor());
     PooledChild child = new PooledChild("alice", ClientAsks.ALL, 1, new ChildLog(log, ChildProcess.StderrLimit.DEFAULT),
-        new PooledChild.Events() {
-          @Override
-          public void notification(PooledChild c, JsonRpcMessage.Notification n) {}
-
-          @Override
-          public void request(PooledChild c, JsonRpcMessage.Request r, PooledChild.Call during) {}
-        });
+        Msgs.NO_EVENTS);
     ChildProcess process = ChildProcess.start(new ChildSpec(List.of("/bin/sh", "-c", "cat > /dev/null")), 1 << 20,
         new ChildLog(log, ChildProcess.StderrLimit.DEFAULT), new ChildProcess.Ladder(Duration.ofMillis(300), Duration.ofMillis(300)),
         child);
