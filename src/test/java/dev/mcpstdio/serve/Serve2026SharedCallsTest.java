@@ -25,11 +25,15 @@ class Serve2026SharedCallsTest {
   private static final String CHILD = """
       id_of() { printf '%s' "$1" | sed -n 's/^.*"id":\\("[^"]*"\\|[0-9][0-9]*\\).*$/\\1/p'; }
       read -r init; id=$(id_of "$init")
-      printf '{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"sh-shared","version":"1"}}}\\n' "$id"
+      printf '{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"prompts":{}},"serverInfo":{"name":"sh-shared","version":"1"}}}\\n' "$id"
       while read -r line; do
         id=$(id_of "$line")
         case "$line" in
           *'"method":"notifications/'*) ;;
+          *'"method":"prompts/list"'*)
+            printf '%s\n' '{"jsonrpc":"2.0","id":"q-list","method":"roots/list"}'
+            read -r refused; printf 'refused %s\n' "$refused" >&2
+            printf '{"jsonrpc":"2.0","id":%s,"result":{"prompts":[]}}\n' "$id" ;;
           *'"name":"hold"'*) held=$id; printf 'holding %s\\n' "$id" >&2 ;;
           *'"name":"release"'*)
             printf '%s\\n' '{"jsonrpc":"2.0","id":"q-shared","method":"sampling/createMessage","params":{"messages":[],"maxTokens":5}}'
@@ -71,6 +75,20 @@ class Serve2026SharedCallsTest {
       Await.until("the refusal on the child's stderr", Duration.ofSeconds(10), () -> serve.log().contains("refused "));
       assertThat(serve.log()).contains("\"id\":\"q-shared\",\"error\":{\"code\":-32601,\"message\":\"the client did not declare"
           + " the capability sampling\"}");
+    }
+  }
+
+  @Test
+  void aQuestionDuringAListingFailsNoCall() throws Exception {
+    try (ServeHarness serve = ServeHarness.start(ServeHarness.config(ServeHarness.sh(CHILD)))) {
+      HttpResponse<String> listed = serve.post(null, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"prompts/list\",\"params\":"
+          + "{\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{}}}}",
+          false, "MCP-Protocol-Version", "2026-07-28", "Mcp-Method", "prompts/list");
+      assertThat(listed.statusCode()).isEqualTo(200);
+      assertThat(listed.body()).contains("\"id\":3,\"result\"", "\"prompts\":[]").doesNotContain("-32021");
+      Await.until("the refusal on the child's stderr", Duration.ofSeconds(10), () -> serve.log().contains("refused "));
+      assertThat(serve.log()).contains("\"id\":\"q-list\",\"error\":{\"code\":-32601,\"message\":\"the client did not declare"
+          + " the capability roots\"}");
     }
   }
 }

@@ -42,9 +42,10 @@ final class ChildEvents implements PooledChild.Events {
    * The child asks its client something during a call. A client that did not declare the
    * capability the question needs gets -32021 naming it (HTTP 400), in place of the call's answer,
    * and the call is cancelled at the child (nobody waits for its answer); a declared one goes to
-   * the reverse MRTR bridge. When the question cannot be told apart from other calls sharing the
-   * child ({@code during} null), it is refused and no call is failed: the child was told its
-   * clients cannot be asked that, and decides what its call does without.
+   * the reverse MRTR bridge. When the question is no call's ({@code during} null: none that may
+   * ask is in flight, or several share the child, which a 2025-era child's question does not tell
+   * apart, or the child is a 2026-era server, whose questions are never a call's), it is refused
+   * and no call is failed: the child decides what its call does without.
    */
   @Override
   public void request(PooledChild child, Request request, PooledChild.Call during) {

@@ -180,6 +180,10 @@ public final class ChildPool implements AutoCloseable {
         ready = await(child);
       } catch (InterruptedException | RuntimeException e) {
         release(child, exclusive); // what was held above is given back whatever happens
+        if (fresh) { // its start goes on; watched in the background, so a failed one is not left listed
+          PooledChild started = child;
+          Thread.ofVirtual().name("pool-spawn-", child.serial).start(() -> awaitOrRetire(started));
+        }
         throw e;
       }
       if (ready) {
@@ -298,11 +302,13 @@ public final class ChildPool implements AutoCloseable {
   }
 
   /**
-   * Whether the command's children are 2026-era servers. The first caller probes the command
-   * ({@link ChildStarter#probe}, on a process counted in the total cap while it lives; a 2026-era
-   * one is kept for the first child to take over), and callers meanwhile wait for that probe, so
-   * even the first requests are keyed, and bridged or passed through, by what the command is.
-   * A probe that could not spawn the command is tried again by the next request.
+   * Whether the command's children are 2026-era servers. The first caller starts the probe of the
+   * command ({@link ChildStarter#probe}, on a thread of the pool's own, so that an interrupted
+   * request fails no other; on a process counted in the total cap while it lives; a 2026-era one
+   * is kept for the first child to take over), and callers meanwhile wait for that probe (at most
+   * {@link #PROBE_WAIT}), so even the first requests are keyed, and bridged or passed through, by
+   * what the command is. A probe that could not spawn the command is tried again by the next
+   * request.
    */
   boolean era2026() throws Unavailable, InterruptedException {
     java.util.concurrent.CompletableFuture<Boolean> known;
@@ -320,30 +326,38 @@ public final class ChildPool implements AutoCloseable {
       known = era;
     }
     if (serial != 0) {
-      probe(serial, known);
+      long probeSerial = serial;
+      Thread.ofVirtual().name("pool-probe-", serial).start(() -> probe(probeSerial, known));
     }
     try {
-      return known.get();
+      return known.get(PROBE_WAIT.toMillis(), TimeUnit.MILLISECONDS);
     } catch (ExecutionException e) {
-      throw new Unavailable("the server could not be started: " + e.getCause().getMessage());
+      throw new Unavailable("the server could not be started: " + e.getCause());
+    } catch (TimeoutException e) {
+      throw new Unavailable("the server's start and its server/discover probe took longer than " + PROBE_WAIT.toSeconds() + " s");
     }
   }
 
-  private void probe(long serial, java.util.concurrent.CompletableFuture<Boolean> known) throws InterruptedException {
-    ChildStarter.Probed probed;
+  /** How long a request waits for the command's probe: its timeout and time for the spawn. */
+  static final Duration PROBE_WAIT = ChildStarter.PROBE_TIMEOUT.plusSeconds(10);
+
+  /** Runs the command's probe and completes {@code known}, whatever happens (the pool's books restored when it failed). */
+  private void probe(long serial, java.util.concurrent.CompletableFuture<Boolean> known) {
+    ChildStarter.Probed probed = null;
+    Throwable failure = null;
     try {
       probed = starter.probe(serial);
-    } catch (IOException | RuntimeException | InterruptedException e) {
+    } catch (Throwable e) { // an Error too: the waiters must not wait for ever
+      failure = e;
+    }
+    if (probed == null) {
       synchronized (this) {
         warming = false;
         count--;
         era = null;
       }
-      known.completeExceptionally(e);
-      if (e instanceof InterruptedException interrupted) {
-        throw interrupted;
-      }
-      log.error("pool: could not start " + settings.child().argv().getFirst() + ": " + e.getMessage());
+      known.completeExceptionally(failure);
+      log.error("pool: could not start " + settings.child().argv().getFirst() + ": " + failure);
       return;
     }
     WarmProcess late = null;
@@ -407,17 +421,22 @@ public final class ChildPool implements AutoCloseable {
   /** Starts a child the pool grew by while its principal's children were busy; removes it when it fails. */
   private void startSpare(PooledChild spare) {
     starter.start(spare, Boolean.TRUE.equals(era2026Children));
+    awaitOrRetire(spare);
+  }
+
+  /** Waits for a listed child's start (at most the handshake timeout); removes and retires it when it fails. */
+  private void awaitOrRetire(PooledChild child) {
     try {
-      if (await(spare)) {
+      if (await(child)) {
         return;
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
     synchronized (this) {
-      List<PooledChild> mine = byKey.get(Key.of(spare));
-      if (mine != null && mine.remove(spare)) {
-        retire(spare, "failed to start");
+      List<PooledChild> mine = byKey.get(Key.of(child));
+      if (mine != null && mine.remove(child)) {
+        retire(child, "failed to start");
       }
     }
   }
@@ -535,12 +554,12 @@ public final class ChildPool implements AutoCloseable {
     }
   }
 
-  /** Children listed now, not counting the warm process (for tests and readiness). */
+  /** Children listed now, not counting the warm process, its spawn or the probe's process (for tests and readiness). */
   synchronized int size() {
     return count - (warm != null || warming ? 1 : 0);
   }
 
-  /** True while a warm process waits, or is being spawned (for tests). */
+  /** True while a warm process waits, or is being spawned, or the command is being probed (for tests). */
   synchronized boolean warm() {
     return warm != null || warming;
   }
@@ -558,6 +577,7 @@ public final class ChildPool implements AutoCloseable {
         dropWarm("the gateway is shutting down");
       }
     }
+    starter.close(); // processes still being started (a probe, a spawn) end too
     reaper.shutdownNow();
     closers.shutdown();
     Duration ladder = settings.ladder().afterStdinClosed().plus(settings.ladder().afterTerm()).multipliedBy(2);

@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -59,8 +60,41 @@ final class ChildStarter {
     return settings.child().argv().getFirst();
   }
 
+  /**
+   * Processes spawned and not yet owned by a pooled child (attached) or by the pool (as its warm
+   * process), so that {@link #close} can end them: a probe that takes its 10 s, say, does not keep
+   * its process past the gateway's shutdown.
+   */
+  private final java.util.Set<ChildProcess> starting = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  private volatile boolean closed;
+
   private ChildProcess spawn(ChildLog childLog, ChildProcess.Listener listener) throws IOException {
-    return ChildProcess.start(settings.child(), settings.maxLineBytes(), childLog, settings.ladder(), listener);
+    ChildProcess process = ChildProcess.start(settings.child(), settings.maxLineBytes(), childLog, settings.ladder(), listener);
+    starting.add(process);
+    if (closed) { // close() may have run before the add: this one is ended here
+      abandon(process);
+      throw new IOException("the gateway is shutting down");
+    }
+    return process;
+  }
+
+  /** {@code process} is owned now (attached to its child, or the pool's warm process): no longer this starter's to end. */
+  private void settled(ChildProcess process) {
+    starting.remove(process);
+  }
+
+  /** Ends a process spawned here that nothing will own. */
+  private void abandon(ChildProcess process) {
+    settled(process);
+    closer.accept(process::close);
+  }
+
+  /** Ends every process still being started (the gateway's shutdown); later spawns are ended at once. */
+  void close() {
+    closed = true;
+    for (ChildProcess p : List.copyOf(starting)) {
+      abandon(p);
+    }
   }
 
   /** What the probe of the command found. */
@@ -78,15 +112,17 @@ final class ChildStarter {
     ChildLog childLog = new ChildLog(log.tagged("pool child " + serial), settings.stderrLimit());
     ChildProbe probe = new ChildProbe();
     ChildProcess process = spawn(childLog, probe);
+    EraProbeVerdict verdict;
     byte[] answer;
     try {
       answer = discover(process, probe, serial);
-    } catch (InterruptedException e) {
-      closer.accept(process::close);
+      verdict = ChildProbe.verdict(answer);
+    } catch (InterruptedException | RuntimeException e) {
+      abandon(process);
       throw e;
     }
-    EraProbeVerdict verdict = ChildProbe.verdict(answer);
     log.info("pool: " + command() + " is a " + (verdict.isEra2026() ? "2026" : "2025") + "-era server (" + verdict.reason() + ")");
+    settled(process);
     if (verdict.isEra2026()) {
       return new Probed(true, new WarmProcess(serial, childLog, process, probe, System.nanoTime(), answer));
     }
@@ -116,6 +152,7 @@ final class ChildStarter {
     ChildLog childLog = new ChildLog(log.tagged("pool child " + serial), settings.stderrLimit());
     HandOver listener = new HandOver();
     ChildProcess process = spawn(childLog, listener);
+    settled(process); // the pool's from here
     childLog.info("pool: started " + command() + " (pid " + process.pid() + ") ahead of need, for the next child");
     return new WarmProcess(serial, childLog, process, listener, System.nanoTime(), null);
   }
@@ -165,14 +202,16 @@ final class ChildStarter {
       ChildProbe probe = new ChildProbe();
       process = spawn(child.childLog, probe);
       listener = probe;
+      boolean era2026;
       try {
         answer = discover(process, probe, child.serial);
-      } catch (InterruptedException e) {
-        closer.accept(process::close);
+        era2026 = ChildProbe.verdict(answer).isEra2026();
+      } catch (InterruptedException | RuntimeException e) {
+        abandon(process);
         throw e;
       }
-      if (!ChildProbe.verdict(answer).isEra2026()) {
-        closer.accept(process::close);
+      if (!era2026) {
+        abandon(process);
         throw new IllegalStateException("the server did not answer server/discover as a 2026-era server");
       }
     }
@@ -180,6 +219,7 @@ final class ChildStarter {
       abandonRetired(child, process);
       return;
     }
+    settled(process);
     child.era2026 = true;
     if (!listener.handOver(child)) { // it exited just before
       child.onStdoutClosed();
@@ -196,7 +236,7 @@ final class ChildStarter {
 
   /** A child retired while it started: its process closed, its waiters failed. */
   private void abandonRetired(PooledChild child, ChildProcess process) {
-    closer.accept(process::close);
+    abandon(process);
     child.initialized.completeExceptionally(new IllegalStateException("the child was retired while it started"));
   }
 
@@ -208,6 +248,7 @@ final class ChildStarter {
       abandonRetired(child, process);
       return;
     }
+    settled(process);
     child.ready.thenRun(ready2025);
     if (ahead != null) {
       if (!ahead.listener().handOver(child)) { // it exited just before

@@ -230,6 +230,7 @@ public final class Era2026Endpoint implements AutoCloseable {
     PooledChild.Call call = child.open(entry.childId(), entry.clientToken() == null ? null : entry.childId(),
         LogLevels.threshold(metaString(request, MetaKeys.LOG_LEVEL)));
     call.asks = asks;
+    call.mayAsk = McpMethods.MAY_REQUIRE_INPUT.contains(request.method());
     ReverseBridge.Txn txn = bridged ? bridge.begin(principal, request, child, call, entry) : null;
     boolean parked = false;
     try {
@@ -261,10 +262,7 @@ public final class Era2026Endpoint implements AutoCloseable {
         ids.retoken(txn.entry.childId(), retry); // its progress goes under the retry's token now
         boolean parked = false;
         try {
-          parked = conclude(retry, () -> {
-            resumed.deliver();
-            return true;
-          }, txn.child, txn.call, txn, accept, response, callback);
+          parked = conclude(retry, resumed::deliver, txn.child, txn.call, txn, accept, response, callback);
           if (parked) {
             pool.parked(txn.child);
           }

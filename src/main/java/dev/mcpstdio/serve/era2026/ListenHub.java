@@ -111,7 +111,7 @@ final class ListenHub {
     EventStream events = new EventStream(response);
     boolean subscribed = false; // only what this stream counted up is counted down (a client gone before its ack counted nothing)
     try {
-      try (ClientWatch.Watch watch = watches.watch(response)) { // closed before the exchange completes
+      try (ClientWatch.Watch watch = watches.watch(response)) { // closed once the stream ends
         watch.left().thenRun(() -> listener.queue.offer(LEFT)); // a full queue is read at once anyway
         events.open();
         events.message(filter.ack(listen.id()));
@@ -216,14 +216,19 @@ final class ListenHub {
         if (child.subscriptions.merge(uri, 1, Integer::sum) > 1) {
           continue;
         }
+        boolean sent;
         if (child.era2026) {
           JsonRpcId listen = child.requestOwn(McpMethods.SUBSCRIPTIONS_LISTEN, "{\"notifications\":{\"resourceSubscriptions\":["
               + Json.quote(uri) + "]},\"_meta\":" + ChildStarter.GATEWAY_META + "}", answer -> {});
-          if (listen != null) {
+          sent = listen != null;
+          if (sent) {
             child.resourceListens.put(uri, listen);
           }
         } else {
-          child.request("resources/subscribe", "{\"uri\":" + Json.quote(uri) + "}", answer -> {});
+          sent = child.request("resources/subscribe", "{\"uri\":" + Json.quote(uri) + "}", answer -> {});
+        }
+        if (!sent) { // counted all the same, so the counts stay each stream's own; its updates will not come
+          child.childLog.warn("could not subscribe the server to a resource a listen stream asked for");
         }
       }
     }

@@ -61,6 +61,8 @@ final class PooledChild implements ChildProcess.Listener {
     volatile ClientAsks asks = new ClientAsks(false, false, false);
     /** A bridged call's questions from the child (the reverse MRTR bridge), or null: not bridged. */
     volatile ReverseBridge.Questions questions;
+    /** A tools/call, resources/read or prompts/get: a request during which a child may ask its client (never a listing). */
+    volatile boolean mayAsk;
 
     Call(JsonRpcId childId, JsonRpcId progressToken, int logThreshold, long sequence) {
       this.childId = childId;
@@ -284,13 +286,15 @@ final class PooledChild implements ChildProcess.Listener {
 
   /** {@link #request}, returning the request's id (null when it could not be sent), so that it can be {@linkplain #cancelOwn cancelled}. */
   JsonRpcId requestOwn(String method, String params, Consumer<JsonRpcMessage.Response> onAnswer) {
-    if (own.size() >= MAX_OWN) {
-      childLog.warn("the server leaves " + MAX_OWN + " of the gateway's own requests unanswered; " + Log.visible(method)
-          + " not sent");
-      return null;
-    }
     JsonRpcId id = JsonRpcId.relayOwned("mcp-stdio/serve/own/" + serial + "-" + ownIds.incrementAndGet());
-    own.put(id, onAnswer);
+    synchronized (own) { // the check and the insert together: never past the bound
+      if (own.size() >= MAX_OWN) {
+        childLog.warn("the server leaves " + MAX_OWN + " of the gateway's own requests unanswered; " + Log.visible(method)
+            + " not sent");
+        return null;
+      }
+      own.put(id, onAnswer);
+    }
     boolean sent = send(("{\"jsonrpc\":\"2.0\",\"id\":" + id.json() + ",\"method\":" + Json.quote(method)
         + (params == null ? "" : ",\"params\":" + params) + "}").getBytes(StandardCharsets.UTF_8));
     if (!sent) {
@@ -373,17 +377,21 @@ final class PooledChild implements ChildProcess.Listener {
 
   /**
    * The call a question of the child's belongs to: its bridged call when it has one (at most one,
-   * the pool's exclusive hold), since only a bridged call can ask its client and calls that share
-   * the child (a listing, say) cannot; else the one call still waiting for its answer; else null
-   * (none, or several sharing the child, which a 2025-era child's question does not tell apart).
+   * the pool's exclusive hold), since only a bridged call can ask its client; else the one call in
+   * flight that may ask (a tools/call, resources/read or prompts/get still waiting for its
+   * answer: a listing never asks); else null (none, or several sharing the child, which a
+   * 2025-era child's question does not tell apart). A 2026-era child's questions are never a call's.
    */
   private Call asker() {
+    if (era2026) {
+      return null;
+    }
     Call only = null;
     for (Call c : calls.values()) {
       if (c.questions != null) {
         return c;
       }
-      if (!c.answer.isDone()) {
+      if (c.mayAsk && !c.answer.isDone()) {
         if (only != null) {
           return null;
         }

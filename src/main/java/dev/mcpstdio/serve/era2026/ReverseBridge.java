@@ -335,9 +335,13 @@ final class ReverseBridge implements AutoCloseable {
    * event stream are in place (the child may send progress the moment it has its answers).
    */
   record Resumed(Txn txn, List<Delivery> answers) implements Resume {
-    /** Writes the client's answers to the child, in the order it asked. */
-    void deliver() {
-      answers.forEach(a -> answerChild(txn.child, a.questionId(), a.answer()));
+    /** Writes the client's answers to the child, in the order it asked; false when one could not be written. */
+    boolean deliver() {
+      boolean all = true;
+      for (Delivery a : answers) {
+        all &= answerChild(txn.child, a.questionId(), a.answer());
+      }
+      return all;
     }
   }
 
@@ -439,7 +443,8 @@ final class ReverseBridge implements AutoCloseable {
     return new Answers(byKey);
   }
 
-  private static void answerChild(PooledChild child, JsonRpcId questionId, byte[] answer) {
+  /** Writes the client's answer to the child's question {@code questionId}; false when it could not be written. */
+  private static boolean answerChild(PooledChild child, JsonRpcId questionId, byte[] answer) {
     byte[] head = ("{\"jsonrpc\":\"2.0\",\"id\":" + questionId.json() + ",").getBytes(StandardCharsets.UTF_8);
     byte[] line = new byte[head.length + answer.length + 1];
     System.arraycopy(head, 0, line, 0, head.length);
@@ -447,7 +452,9 @@ final class ReverseBridge implements AutoCloseable {
     line[line.length - 1] = '}';
     if (!child.send(line)) {
       child.childLog.warn("could not write the client's answer to the server's question");
+      return false;
     }
+    return true;
   }
 
   private static void refuseAll(PooledChild child, Iterable<Request> questions, String why) {

@@ -129,7 +129,10 @@ public final class ClientWatch implements AutoCloseable {
     } catch (ClosedSelectorException e) {
       // closed: done
     } catch (IOException | RuntimeException e) {
-      log.warn("the watch for clients that close their connection stopped: " + e);
+      log.warn("the watch for clients that close their connection stopped (they are noticed at the next write): " + e);
+    } finally {
+      close(); // no new watch is queued for a thread that is gone
+      pending.clear();
     }
   }
 
