@@ -62,7 +62,7 @@ public final class NodePeers {
   public static synchronized Path interopPeers() {
     assumeNode();
     return install(SOURCES, TARGET.resolve("interop"),
-        List.of("streamable-server.mjs", "streamable-client.mjs", "sse-server.mjs", "sandwich-stdio-server.mjs"));
+        List.of("streamable-server.mjs", "streamable-client.mjs", "sse-server.mjs", "sandwich-stdio-server.mjs", "cold-host.mjs"));
   }
 
   /**
