@@ -15,7 +15,7 @@
 // RSS (VmRSS 500 ms after initialize) and peak RSS (VmHWM after the last call).
 
 import { spawn } from 'node:child_process';
-import { readFileSync, readdirSync } from 'node:fs';
+import { openSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import readline from 'node:readline';
@@ -135,7 +135,9 @@ async function direct(url) {
 
 async function throughRelay(url) {
   const t0 = now();
-  const child = spawn(relay, [url], { stdio: ['pipe', 'pipe', 'ignore'] });
+  // COLD_HOST_RELAY_STDERR names a file for the relay's stderr (its JIT or GC logs, say)
+  const stderr = process.env.COLD_HOST_RELAY_STDERR ? openSync(process.env.COLD_HOST_RELAY_STDERR, 'a') : 'ignore';
+  const child = spawn(relay, [url], { stdio: ['pipe', 'pipe', stderr] });
   const waiting = new Map();
   const lines = readline.createInterface({ input: child.stdout });
   lines.on('line', (line) => {
