@@ -11,6 +11,7 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -32,8 +33,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * Settings#total} in all. The requests of one key share its children (ids are the gateway's own, so
  * they multiplex), the least loaded ready one first; the pool grows for a key (within both caps,
  * one spawn at a time, in the background while the call shares a busy child) when every one of its
- * children is busy, since a 2025-era child may serve one request at a time, and at once when the
- * key has none, or when every one is taken {@linkplain #acquire exclusively}. At the total
+ * children is working on a call ({@link PooledChild#working}), since a 2025-era child may serve one
+ * request at a time, and at once when the key has none, or when every one is taken {@linkplain
+ * #acquire exclusively}. The command's era is probed once, before the first request is keyed
+ * ({@link #era2026}); for a 2025-era command one process waits started ahead of need ({@link
+ * WarmProcess}, in the total cap but never its last place) for the next new child to take over. At the total
  * cap the idlest evictable child of any principal makes room; a child is evictable only when
  * nothing is in flight on it and nothing holds it (a listen stream, a parked MRTR round), so
  * eviction never cuts a call or a stream. When nothing can be evicted the request gets 503. When
@@ -103,7 +107,7 @@ public final class ChildPool implements AutoCloseable {
    * Whether the command's children are 2026-era servers: completed by the one probe of the
    * command ({@link #era2026}), null until a request asks; guarded by this.
    */
-  private java.util.concurrent.CompletableFuture<Boolean> era;
+  private CompletableFuture<Boolean> era;
   /** The probe's verdict once known (the command is the same for every child of the pool). */
   private volatile Boolean era2026Children;
 
@@ -311,14 +315,14 @@ public final class ChildPool implements AutoCloseable {
    * request.
    */
   boolean era2026() throws Unavailable, InterruptedException {
-    java.util.concurrent.CompletableFuture<Boolean> known;
+    CompletableFuture<Boolean> known;
     long serial = 0;
     synchronized (this) {
       if (closed) {
         throw new Unavailable("the gateway is shutting down");
       }
       if (era == null) {
-        era = new java.util.concurrent.CompletableFuture<>();
+        era = new CompletableFuture<>();
         serial = serials.incrementAndGet();
         count++;
         warming = true;
@@ -342,7 +346,7 @@ public final class ChildPool implements AutoCloseable {
   static final Duration PROBE_WAIT = ChildStarter.PROBE_TIMEOUT.plusSeconds(10);
 
   /** Runs the command's probe and completes {@code known}, whatever happens (the pool's books restored when it failed). */
-  private void probe(long serial, java.util.concurrent.CompletableFuture<Boolean> known) {
+  private void probe(long serial, CompletableFuture<Boolean> known) {
     ChildStarter.Probed probed = null;
     Throwable failure = null;
     try {

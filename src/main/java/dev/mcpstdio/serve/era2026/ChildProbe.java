@@ -11,9 +11,9 @@ import java.util.concurrent.CompletableFuture;
  * issue 14; era-2026.md section 3, pitfall 1): the first response it writes decides its era
  * ({@link EraProbeVerdict}: a discover result or an MCP-reserved error is the 2026 era; anything
  * else, silence within the probe's timeout, or an exit, the 2025 era). A 2026-era child is kept
- * and its lines go on to the pooled child from then on ({@link #handOver}); a 2025-era one is
+ * and its lines go on to the pooled child that takes it over ({@link #handOver}); a 2025-era one is
  * closed, since some 2025 servers are left confused by a request before {@code initialize}, and
- * the pool spawns a fresh process for the 2025 handshake.
+ * the pool spawns fresh processes for the 2025 handshake ({@link ChildStarter}).
  */
 final class ChildProbe extends HandOver {
 
