@@ -2,7 +2,6 @@ package dev.mcpstdio.cli;
 
 import dev.mcpstdio.demo.DemoServer;
 import dev.mcpstdio.net.EnvProxySelector;
-import dev.mcpstdio.net.KeepAliveSelectorProvider;
 import dev.mcpstdio.net.OutboundHttp;
 import dev.mcpstdio.relay.Authorization;
 import dev.mcpstdio.relay.ConnectivityCheck;
@@ -111,16 +110,10 @@ public final class Main {
 
   private static int relay(RelayConfig config, StdoutWire wire, Log log, Map<String, String> env)
       throws InterruptedException {
-    if (config.tcpKeepAlive()) {
-      String problem = KeepAliveSelectorProvider.install();
-      if (problem != null) {
-        log.warn(problem);
-      }
-    }
-    OutboundHttp.configureJdkDefaults();
     HttpClient client;
     try {
-      client = OutboundHttp.create(new OutboundHttp.Settings(config.connectTimeout(), config.caFiles(), env));
+      client = OutboundHttp.create(
+          new OutboundHttp.Settings(config.connectTimeout(), config.caFiles(), env, config.tcpKeepAlive()));
     } catch (IOException | IllegalArgumentException e) {
       log.error(e.getMessage());
       return ExitCodes.FAILURE;

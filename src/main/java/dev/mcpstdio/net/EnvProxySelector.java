@@ -205,6 +205,26 @@ public final class EnvProxySelector extends ProxySelector {
     };
   }
 
+  /**
+   * The {@code Proxy-Authorization} value (Basic) for {@code proxy}, one this selector chose, or
+   * null when its URL carries no credentials. Offered to that proxy only, never to an origin.
+   */
+  String proxyAuthorization(Proxy proxy) {
+    if (!(proxy.address() instanceof InetSocketAddress address)) {
+      return null;
+    }
+    for (ProxyEntry entry : new ProxyEntry[] {https, http}) {
+      if (entry != null
+          && entry.user() != null
+          && entry.host().equalsIgnoreCase(address.getHostString())
+          && entry.port() == address.getPort()) {
+        String pair = entry.user() + ":" + entry.password();
+        return "Basic " + java.util.Base64.getEncoder().encodeToString(pair.getBytes(StandardCharsets.UTF_8));
+      }
+    }
+    return null;
+  }
+
   /** The proxies in use, without credentials, for diagnostics. */
   public String describe() {
     return "http=" + (http == null ? "none" : http.host() + ":" + http.port())

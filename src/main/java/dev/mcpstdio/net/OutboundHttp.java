@@ -1,24 +1,25 @@
 package dev.mcpstdio.net;
 
 import java.io.IOException;
-import java.net.Authenticator;
+import java.io.UncheckedIOException;
 import java.net.CookieManager;
 import java.net.http.HttpClient;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Executors;
+import java.util.function.Supplier;
+import javax.net.ssl.SSLContext;
 
 /**
- * Builds the JDK {@link HttpClient} every outbound exchange uses.
+ * Builds the HTTP client every outbound exchange uses: {@link Http1Client}, behind the JDK's
+ * {@link HttpClient} API.
  *
- * <p>The JDK client was chosen over Jetty's for start-up time (see docs/dependencies.md). Its
- * settings here: HTTP/1.1 by default (plain-http upgrade probes confuse some servers; https
- * requests ask for HTTP/2 per request), redirects never followed (a redirected POST or a
- * cross-origin hop must not carry credentials silently), cookies kept for the client's lifetime
- * (load balancers pin sessions with them), proxies from the environment, the trust stores of
- * {@link TrustStores}, and virtual threads for all of the client's work.
+ * <p>Its settings: HTTP/1.1, redirects never followed (a redirected POST or a cross-origin hop
+ * must not carry credentials silently), cookies kept for the client's lifetime (load balancers pin
+ * sessions with them), proxies from the environment, the trust stores of {@link TrustStores}
+ * (loaded at the first https connection), TCP keepalive unless turned off, and a virtual thread
+ * per exchange.
  */
 public final class OutboundHttp {
 
@@ -33,22 +34,14 @@ public final class OutboundHttp {
   private OutboundHttp() {}
 
   /** Settings that shape the client. */
-  public record Settings(Duration connectTimeout, List<Path> caFiles, Map<String, String> env) {}
-
-  /**
-   * Sets the JDK networking properties the client reads once, at class initialisation. Call before
-   * the first client is built.
-   */
-  public static void configureJdkDefaults() {
-    System.setProperty("jdk.httpclient.keepalive.timeout", KEEPALIVE_SECONDS);
-    // Allow Basic credentials for proxy CONNECT tunnels (the JDK disables them by default).
-    if (System.getProperty("jdk.http.auth.tunneling.disabledSchemes") == null) {
-      System.setProperty("jdk.http.auth.tunneling.disabledSchemes", "");
+  public record Settings(Duration connectTimeout, List<Path> caFiles, Map<String, String> env, boolean tcpKeepAlive) {
+    public Settings(Duration connectTimeout, List<Path> caFiles, Map<String, String> env) {
+      this(connectTimeout, caFiles, env, true);
     }
   }
 
   public static HttpClient create(Settings settings) throws IOException {
-    return builder(settings).cookieHandler(new CookieManager()).build();
+    return build(settings, new CookieManager());
   }
 
   /**
@@ -56,28 +49,22 @@ public final class OutboundHttp {
    * but the ones the protocol names.
    */
   public static HttpClient createWithoutCookies(Settings settings) throws IOException {
-    return builder(settings).build();
+    return build(settings, null);
   }
 
-  private static HttpClient.Builder builder(Settings settings) throws IOException {
-    HttpClient.Builder builder =
-        HttpClient.newBuilder()
-            .version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(settings.connectTimeout())
-            .followRedirects(HttpClient.Redirect.NEVER)
-            .executor(Executors.newVirtualThreadPerTaskExecutor())
-            .sslContext(TrustStores.sslContext(settings.caFiles()));
-    EnvProxySelector proxies = EnvProxySelector.fromEnvironment(settings.env());
-    if (proxies == null) {
-      // No proxy variables: say so, rather than consult the JDK's default selector per request.
-      builder.proxy(HttpClient.Builder.NO_PROXY);
-    } else {
-      builder.proxy(proxies);
-      Authenticator auth = proxies.authenticator();
-      if (auth != null) {
-        builder.authenticator(auth);
-      }
+  private static HttpClient build(Settings settings, CookieManager cookies) throws IOException {
+    for (Path file : settings.caFiles()) {
+      TrustStores.readPem(file); // a missing or empty file fails at start-up, not at the first call
     }
-    return builder;
+    List<Path> caFiles = List.copyOf(settings.caFiles());
+    Supplier<SSLContext> ssl = () -> {
+      try {
+        return TrustStores.sslContext(caFiles);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    };
+    return new Http1Client(settings.connectTimeout(), ssl, EnvProxySelector.fromEnvironment(settings.env()),
+        cookies, settings.tcpKeepAlive());
   }
 }

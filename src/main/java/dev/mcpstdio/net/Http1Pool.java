@@ -1,0 +1,115 @@
+package dev.mcpstdio.net;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Idle connections kept for reuse, most recently used first.
+ *
+ * <p>Bounds: at most {@link #MAX_IDLE} connections wait here (the oldest is closed to make room),
+ * and each for at most its idle limit, {@link OutboundHttp#KEEPALIVE_SECONDS} or less when the
+ * server announced a shorter {@code Keep-Alive: timeout} (reusing a connection the server is
+ * closing at that moment would fail a request after it was written, and a {@code tools/call} is
+ * not safe to send twice). A sweep on the client's timer closes the expired ones once a second
+ * while any wait, so that none holds a file descriptor long after its server gave up on it.
+ */
+final class Http1Pool {
+
+  /** Idle connections kept at most, over all routes. */
+  static final int MAX_IDLE = 32;
+
+  private final ArrayDeque<Http1Connection> idle = new ArrayDeque<>();
+  private final Http1Timer timer;
+  private ScheduledFuture<?> sweep; // while idle is not empty; guarded by this
+  private boolean closed; // guarded by this
+
+  Http1Pool(Http1Timer timer) {
+    this.timer = timer;
+  }
+
+  /** A live idle connection for {@code route}, taken out of the pool, or null. */
+  Http1Connection take(Http1Route route) {
+    List<Http1Connection> expired = new ArrayList<>(0);
+    Http1Connection found = null;
+    long now = System.nanoTime();
+    synchronized (this) {
+      for (Iterator<Http1Connection> it = idle.iterator(); it.hasNext(); ) {
+        Http1Connection c = it.next();
+        if (now - c.idleSince >= c.idleLimitNanos || c.isClosed()) {
+          it.remove();
+          expired.add(c);
+        } else if (found == null && c.route.equals(route)) {
+          it.remove();
+          found = c;
+        }
+      }
+    }
+    expired.forEach(Http1Connection::close);
+    return found;
+  }
+
+  /** Puts a connection whose exchange ended cleanly back, for at most {@code idleLimitNanos}. */
+  void release(Http1Connection connection, long idleLimitNanos) {
+    if (idleLimitNanos <= 0 || connection.hasBuffered()) {
+      connection.close(); // bytes nobody asked for: the connection is out of step
+      return;
+    }
+    connection.idleSince = System.nanoTime();
+    connection.idleLimitNanos = idleLimitNanos;
+    Http1Connection evicted = null;
+    synchronized (this) {
+      if (closed) {
+        evicted = connection;
+      } else {
+        idle.addFirst(connection);
+        if (idle.size() > MAX_IDLE) {
+          evicted = idle.removeLast();
+        }
+        if (sweep == null) {
+          sweep = timer.every(1, TimeUnit.SECONDS, this::sweep);
+        }
+      }
+    }
+    if (evicted != null) {
+      evicted.close();
+    }
+  }
+
+  private void sweep() {
+    List<Http1Connection> expired = new ArrayList<>(0);
+    long now = System.nanoTime();
+    synchronized (this) {
+      for (Iterator<Http1Connection> it = idle.iterator(); it.hasNext(); ) {
+        Http1Connection c = it.next();
+        if (now - c.idleSince >= c.idleLimitNanos || c.isClosed()) {
+          it.remove();
+          expired.add(c);
+        }
+      }
+      if (idle.isEmpty() && sweep != null) {
+        sweep.cancel(false);
+        sweep = null;
+      }
+    }
+    expired.forEach(Http1Connection::close);
+  }
+
+  /** Closes every idle connection; later releases close theirs. */
+  void close() {
+    List<Http1Connection> all;
+    synchronized (this) {
+      closed = true;
+      all = new ArrayList<>(idle);
+      idle.clear();
+      if (sweep != null) {
+        sweep.cancel(false);
+        sweep = null;
+      }
+    }
+    all.forEach(Http1Connection::close);
+  }
+}
