@@ -1,8 +1,5 @@
 package dev.mcpstdio.cli;
 
-import java.lang.reflect.InvocationHandler;
-import java.lang.reflect.Method;
-import java.lang.reflect.Proxy;
 import java.util.function.Consumer;
 
 /**
@@ -10,8 +7,11 @@ import java.util.function.Consumer;
  * the relay then finishes cleanly and exits 0 instead of dying with 143 or 130.
  *
  * <p>The JDK's only signal API is {@code sun.misc.Signal} (module {@code jdk.unsupported}, open
- * to class-path code). It is reached reflectively so that its absence on some runtime degrades to
- * the JVM's default handling instead of a failure to start.
+ * to class-path code). Only the nested {@link Handler} names it, so that a runtime without it
+ * fails to link that class alone, which degrades to the JVM's default handling instead of a
+ * failure to start. (It was reached through a reflective {@code Proxy} before: generating the
+ * proxy class at every start cost the JVM's class-file library, some 130 classes, on the relay's
+ * start-up path; see docs/performance.md.)
  */
 final class Signals {
 
@@ -33,32 +33,40 @@ final class Signals {
    */
   static boolean onTermination(Runnable first, Consumer<String> handler) {
     try {
-      Class<?> signalType = Class.forName("sun.misc.Signal");
-      Class<?> handlerType = Class.forName("sun.misc.SignalHandler");
-      Method handle = signalType.getMethod("handle", signalType, handlerType);
-      InvocationHandler onSignal =
-          (proxy, method, arguments) -> {
-            if (method.getName().equals("handle")) {
-              first.run();
-              String name = (String) signalType.getMethod("getName").invoke(arguments[0]);
-              // a platform thread: virtual ones can all be waiting on blocked carriers at that moment
-              Thread.ofPlatform().name("signal-" + name).start(() -> handler.accept("SIG" + name));
-              return null;
-            }
-            return method.invoke(handler, arguments); // equals, hashCode, toString
-          };
-      Object proxy =
-          Proxy.newProxyInstance(Signals.class.getClassLoader(), new Class<?>[] {handlerType}, onSignal);
+      Handler.install(first, handler);
+      return true;
+    } catch (LinkageError e) {
+      return false;
+    }
+  }
+
+  @SuppressWarnings("sunapi") // no other API handles signals
+  private static final class Handler implements sun.misc.SignalHandler {
+    private final Runnable first;
+    private final Consumer<String> handler;
+
+    private Handler(Runnable first, Consumer<String> handler) {
+      this.first = first;
+      this.handler = handler;
+    }
+
+    static void install(Runnable first, Consumer<String> handler) {
+      Handler h = new Handler(first, handler);
       for (String name : new String[] {"TERM", "INT"}) {
         try {
-          handle.invoke(null, signalType.getConstructor(String.class).newInstance(name), proxy);
-        } catch (ReflectiveOperationException e) {
-          // this platform has no such signal
+          sun.misc.Signal.handle(new sun.misc.Signal(name), h);
+        } catch (IllegalArgumentException e) {
+          // this platform has no such signal, or the JVM keeps it for itself
         }
       }
-      return true;
-    } catch (ReflectiveOperationException | LinkageError e) {
-      return false;
+    }
+
+    @Override
+    public void handle(sun.misc.Signal signal) {
+      first.run();
+      String name = signal.getName();
+      // a platform thread: virtual ones can all be waiting on blocked carriers at that moment
+      Thread.ofPlatform().name("signal-" + name).start(() -> handler.accept("SIG" + name));
     }
   }
 }
