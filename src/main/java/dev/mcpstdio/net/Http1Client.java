@@ -44,8 +44,8 @@ import javax.net.ssl.SSLParameters;
  */
 public final class Http1Client extends HttpClient {
 
-  final Http1Timer timer = new Http1Timer();
-  final Http1Pool pool = new Http1Pool(timer);
+  private volatile IdleWatchdog.Sweeper sweeper; // started at the first deadline or idle connection
+  final Http1Pool pool = new Http1Pool(this::sweeper);
   final CookieHandler cookies; // or null
   final boolean tcpKeepAlive;
   private final Duration connectTimeout;
@@ -88,6 +88,24 @@ public final class Http1Client extends HttpClient {
   int connectMillis() {
     long millis = connectTimeout == null ? 0 : connectTimeout.toMillis();
     return (int) Math.min(Integer.MAX_VALUE, Math.max(millis, connectTimeout == null ? 0 : 1));
+  }
+
+  /**
+   * The thread that fires request deadlines and closes idle connections: one sweep over the live
+   * watchdogs a few times a second, instead of a timer wake-up per request.
+   */
+  IdleWatchdog.Sweeper sweeper() {
+    IdleWatchdog.Sweeper s = sweeper;
+    if (s == null) {
+      synchronized (this) {
+        s = sweeper;
+        if (s == null) {
+          s = new IdleWatchdog.Sweeper("http-deadlines");
+          sweeper = s;
+        }
+      }
+    }
+    return s;
   }
 
   void ended(Http1Exchange<?> exchange) {
@@ -197,9 +215,6 @@ public final class Http1Client extends HttpClient {
   public void shutdown() {
     shutdown = true;
     pool.close();
-    if (active.isEmpty()) {
-      timer.shutdown();
-    }
   }
 
   /** No new exchanges, and those under way are given up. */
@@ -209,7 +224,10 @@ public final class Http1Client extends HttpClient {
     for (Http1Exchange<?> exchange : active) {
       exchange.abort(new IOException("the HTTP client was shut down"));
     }
-    timer.shutdown();
+    IdleWatchdog.Sweeper s = sweeper;
+    if (s != null) {
+      s.close();
+    }
   }
 
   @Override

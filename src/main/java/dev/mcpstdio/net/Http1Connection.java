@@ -33,6 +33,8 @@ final class Http1Connection {
   /** When the connection went back to the pool (System.nanoTime), and how long it may idle there. */
   long idleSince;
   long idleLimitNanos;
+  /** Watches the connection while it waits in the pool (set by the pool, under its hand-over). */
+  IdleWatchdog idleWatch;
 
   Http1Connection(Http1Route route, Socket socket) throws IOException {
     this.route = route;

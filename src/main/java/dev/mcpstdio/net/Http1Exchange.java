@@ -18,7 +18,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSession;
@@ -32,7 +31,8 @@ import javax.net.ssl.SSLSocket;
  *
  * <p>The JDK client's contract, as the relay relies on it: the future completes with the
  * response when the subscriber's body completes; {@link HttpRequest#timeout()} bounds everything
- * up to the response head ({@link HttpTimeoutException}), the connect timeout the TCP connection,
+ * up to the response head ({@link HttpTimeoutException}; fired by the client's sweeper, up to
+ * {@link IdleWatchdog.Sweeper#MAX_TICK_NANOS} late), the connect timeout the TCP connection,
  * proxy tunnel and TLS handshake ({@link HttpConnectTimeoutException}); an address that cannot
  * be reached fails with {@link ConnectException}; cancelling the future closes the connection,
  * which ends a body being read with an error to its subscriber.
@@ -87,9 +87,11 @@ final class Http1Exchange<T> {
 
   void run() {
     Optional<Duration> timeout = request.timeout();
-    ScheduledFuture<?> deadline = timeout.isEmpty() ? null
-        : client.timer.after(timeout.get().toNanos(), TimeUnit.NANOSECONDS,
-            () -> abort(new HttpTimeoutException("request timed out")));
+    IdleWatchdog deadline = timeout.isEmpty() ? null
+        : client.sweeper().watch(timeout.get(), () -> abort(new HttpTimeoutException("request timed out")));
+    if (deadline != null) {
+      deadline.start();
+    }
     Http1Head head;
     Http1Body framing;
     try {
@@ -107,7 +109,7 @@ final class Http1Exchange<T> {
       framing = Http1Body.of(head, request.method());
     } catch (Throwable t) {
       if (deadline != null) {
-        deadline.cancel(false);
+        deadline.stop();
       }
       close();
       future.completeExceptionally(failure(t));
@@ -115,7 +117,7 @@ final class Http1Exchange<T> {
       return;
     }
     if (deadline != null) {
-      deadline.cancel(false);
+      deadline.stop();
     }
     readBody(head, framing);
     client.ended(this);

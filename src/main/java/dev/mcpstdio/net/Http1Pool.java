@@ -1,11 +1,11 @@
 package dev.mcpstdio.net;
 
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
  * Idle connections kept for reuse, most recently used first.
@@ -14,8 +14,9 @@ import java.util.concurrent.TimeUnit;
  * and each for at most its idle limit, {@link OutboundHttp#KEEPALIVE_SECONDS} or less when the
  * server announced a shorter {@code Keep-Alive: timeout} (reusing a connection the server is
  * closing at that moment would fail a request after it was written, and a {@code tools/call} is
- * not safe to send twice). A sweep on the client's timer closes the expired ones once a second
- * while any wait, so that none holds a file descriptor long after its server gave up on it.
+ * not safe to send twice). Each waits under an {@link IdleWatchdog} of its idle limit, which
+ * closes it when the limit passes (up to one sweep late), so that none holds a file descriptor
+ * long after its server gave up on it; a connection found expired when taken is closed too.
  */
 final class Http1Pool {
 
@@ -23,12 +24,11 @@ final class Http1Pool {
   static final int MAX_IDLE = 32;
 
   private final ArrayDeque<Http1Connection> idle = new ArrayDeque<>();
-  private final Http1Timer timer;
-  private ScheduledFuture<?> sweep; // while idle is not empty; guarded by this
+  private final Supplier<IdleWatchdog.Sweeper> sweeper;
   private boolean closed; // guarded by this
 
-  Http1Pool(Http1Timer timer) {
-    this.timer = timer;
+  Http1Pool(Supplier<IdleWatchdog.Sweeper> sweeper) {
+    this.sweeper = sweeper;
   }
 
   /** A live idle connection for {@code route}, taken out of the pool, or null. */
@@ -48,6 +48,9 @@ final class Http1Pool {
         }
       }
     }
+    if (found != null) {
+      found.idleWatch.stop();
+    }
     expired.forEach(Http1Connection::close);
     return found;
   }
@@ -60,6 +63,10 @@ final class Http1Pool {
     }
     connection.idleSince = System.nanoTime();
     connection.idleLimitNanos = idleLimitNanos;
+    // Made before the connection is visible to take(), which stops it; started after (a stopped
+    // watchdog does not start), so a connection taken at once is never expired under its user.
+    IdleWatchdog watch = sweeper.get().watch(Duration.ofNanos(idleLimitNanos), () -> expire(connection));
+    connection.idleWatch = watch;
     Http1Connection evicted = null;
     synchronized (this) {
       if (closed) {
@@ -69,33 +76,24 @@ final class Http1Pool {
         if (idle.size() > MAX_IDLE) {
           evicted = idle.removeLast();
         }
-        if (sweep == null) {
-          sweep = timer.every(1, TimeUnit.SECONDS, this::sweep);
-        }
       }
     }
     if (evicted != null) {
+      evicted.idleWatch.stop();
       evicted.close();
     }
+    watch.start();
   }
 
-  private void sweep() {
-    List<Http1Connection> expired = new ArrayList<>(0);
-    long now = System.nanoTime();
+  /** Closes {@code connection} if it still waits here (its idle limit passed). */
+  private void expire(Http1Connection connection) {
+    boolean removed;
     synchronized (this) {
-      for (Iterator<Http1Connection> it = idle.iterator(); it.hasNext(); ) {
-        Http1Connection c = it.next();
-        if (now - c.idleSince >= c.idleLimitNanos || c.isClosed()) {
-          it.remove();
-          expired.add(c);
-        }
-      }
-      if (idle.isEmpty() && sweep != null) {
-        sweep.cancel(false);
-        sweep = null;
-      }
+      removed = idle.remove(connection);
     }
-    expired.forEach(Http1Connection::close);
+    if (removed) {
+      connection.close();
+    }
   }
 
   /** Closes every idle connection; later releases close theirs. */
@@ -105,11 +103,10 @@ final class Http1Pool {
       closed = true;
       all = new ArrayList<>(idle);
       idle.clear();
-      if (sweep != null) {
-        sweep.cancel(false);
-        sweep = null;
-      }
     }
-    all.forEach(Http1Connection::close);
+    for (Http1Connection c : all) {
+      c.idleWatch.stop();
+      c.close();
+    }
   }
 }

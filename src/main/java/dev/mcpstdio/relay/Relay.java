@@ -1,5 +1,6 @@
 package dev.mcpstdio.relay;
 
+import dev.mcpstdio.net.IdleWatchdog;
 import dev.mcpstdio.jsonrpc.ErrorCodes;
 import dev.mcpstdio.jsonrpc.Json;
 import dev.mcpstdio.jsonrpc.JsonRpcCodec;
@@ -229,15 +230,13 @@ public final class Relay {
 
   /**
    * A thread died of something nobody caught. When it is one the relay cannot do without (the
-   * stdin reader; the HTTP client's selector, should the JDK ever let it die uncaught) the relay
-   * cannot go on: every open request is answered with an error that says so and the relay exits
-   * 1, rather than living on with requests that can never be answered. (The JDK's selector
-   * catches its own death and fails every exchange instead: {@link Upstream} reports that.) Any
-   * other thread's death is only logged: the message it served already got its answer.
+   * stdin reader, the usher) the relay cannot go on: every open request is answered with an error
+   * that says so and the relay exits 1, rather than living on with requests that can never be
+   * answered. (An HTTP exchange runs on a thread of its own and fails only itself.) Any other
+   * thread's death is only logged: the message it served already got its answer.
    */
   public void threadDied(Thread thread, Throwable error) {
-    boolean needed = thread.getName().equals("mcp-stdio-stdin") || thread.getName().equals("mcp-stdio-usher")
-        || thread.getName().contains("SelectorManager");
+    boolean needed = thread.getName().equals("mcp-stdio-stdin") || thread.getName().equals("mcp-stdio-usher");
     if (needed && Upstream.outOfMemory(error)) {
       fail("out of memory in thread " + thread.getName(), OUT_OF_MEMORY);
     } else if (needed) {

@@ -1,5 +1,6 @@
 package dev.mcpstdio.relay;
 
+import dev.mcpstdio.net.IdleWatchdog;
 import dev.mcpstdio.jsonrpc.MessageLayout;
 import dev.mcpstdio.jsonrpc.StreamingScanner;
 import dev.mcpstdio.wire.Bytes;

@@ -1,5 +1,6 @@
 package dev.mcpstdio.relay;
 
+import dev.mcpstdio.net.IdleWatchdog;
 import dev.mcpstdio.Version;
 import dev.mcpstdio.jsonrpc.JsonRpcCodec;
 import dev.mcpstdio.jsonrpc.JsonRpcId;
@@ -643,16 +644,15 @@ final class Upstream {
   private volatile java.util.function.Consumer<String> clientDied = why -> {};
 
   /**
-   * What to do when the HTTP client itself has stopped (its selector thread died, of an
-   * out-of-memory error say: the JDK then fails every exchange, present and future).
+   * What to do when the HTTP client itself has stopped (it was shut down: it then fails every
+   * exchange, present and future).
    */
   void onClientDied(java.util.function.Consumer<String> action) {
     this.clientDied = action;
   }
 
   private boolean clientGone(IOException e) {
-    return client.isTerminated()
-        || anyCause(e, t -> t.getMessage() != null && t.getMessage().contains("selector manager closed"));
+    return client.isTerminated();
   }
 
   /** True when an out-of-memory error is what really failed the exchange. */

@@ -311,6 +311,14 @@ class Http1ClientTest {
   }
 
   @Test
+  void anIdleConnectionIsClosedWhenItsIdleLimitPasses() throws Exception {
+    // timeout=2 leaves a second: the pooled connection is closed then, not held until reused
+    ScriptedServer s = server(r -> bytes("HTTP/1.1 200 OK\r\nKeep-Alive: timeout=2\r\nContent-Length: 0\r\n\r\n"));
+    client().send(post(s.uri("/"), "{}"), HttpResponse.BodyHandlers.discarding());
+    assertThat(s.closedByClient.poll(10, TimeUnit.SECONDS)).isNotNull();
+  }
+
+  @Test
   void aGetCarriesNoBodyHeadersAndAnEmptyPostSaysItsLength() throws Exception {
     ScriptedServer s = server(r -> bytes("HTTP/1.1 204 No Content\r\n\r\n"));
     Http1Client client = client();

@@ -63,8 +63,8 @@ class RelayHostileUpstreamComponentTest {
   }
 
   /**
-   * An out-of-memory error that killed a thread the relay needs (the HTTP client's selector, in
-   * the field) leaves it unable to go on: every open request gets an error that says so, and it
+   * An out-of-memory error that killed a thread the relay needs (its usher, say) leaves it unable
+   * to go on: every open request gets an error that says so, and it
    * exits 1 rather than living on with requests nobody can answer.
    */
   @Test
@@ -78,8 +78,8 @@ class RelayHostileUpstreamComponentTest {
       relay.send(call(1));
       relay.send(call(2));
       Await.until("both calls upstream", () -> server.posts("tools/call").size() == 2);
-      Thread selector = Thread.ofPlatform().name("HttpClient-9-SelectorManager").unstarted(() -> {});
-      relay.relay.threadDied(selector, new OutOfMemoryError("Java heap space"));
+      Thread usher = Thread.ofPlatform().name("mcp-stdio-usher").unstarted(() -> {});
+      relay.relay.threadDied(usher, new OutOfMemoryError("Java heap space"));
       Await.until("both answered", () -> relay.stdout.snapshot().stream()
           .filter(l -> RelayHarness.hasId(l, "1") || RelayHarness.hasId(l, "2")).count() == 2);
       assertThat(relay.stdout.snapshot()).filteredOn(l -> RelayHarness.hasId(l, "1") || RelayHarness.hasId(l, "2"))

@@ -1,5 +1,6 @@
 package dev.mcpstdio.relay;
 
+import dev.mcpstdio.net.IdleWatchdog;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.mcpstdio.jsonrpc.JsonRpcCodec;

@@ -1,4 +1,4 @@
-package dev.mcpstdio.relay;
+package dev.mcpstdio.net;
 
 import java.time.Duration;
 import java.util.Set;
@@ -8,7 +8,8 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * Fires once when nothing has happened for a whole timeout: the read timeout of a streaming body,
- * which the JDK client does not offer (its request timeout ends when the headers arrive).
+ * which an HTTP request timeout does not cover (it ends when the headers arrive), and the request
+ * deadline of {@link Http1Client} (a watchdog never touched).
  *
  * <p>Watchdogs cost nothing per chunk ({@link #touch()} is one volatile write) and nothing per
  * exchange beyond a set insertion: no timer task is scheduled, because scheduling wakes a timer
@@ -16,7 +17,7 @@ import java.util.concurrent.locks.LockSupport;
  * at every live watchdog a few times a second instead, and sleeps for good once none has been live
  * for a while. A timeout therefore fires up to one sweep late (at most 250 ms).
  */
-final class IdleWatchdog {
+public final class IdleWatchdog {
 
   private final Sweeper sweeper;
   private final Runnable onIdle;
@@ -31,19 +32,19 @@ final class IdleWatchdog {
   }
 
   /** Starts watching; a zero or negative timeout watches nothing until {@link #shorten}. */
-  void start() {
+  public void start() {
     lastActivity = System.nanoTime();
     if (timeoutNanos > 0 && !stopped) {
       sweeper.add(this);
     }
   }
 
-  void touch() {
+  public void touch() {
     lastActivity = System.nanoTime();
   }
 
   /** Lowers the timeout to {@code timeout}, counted from now (never raises it). */
-  void shorten(Duration timeout) {
+  public void shorten(Duration timeout) {
     long nanos = timeout.toNanos();
     if (stopped || (timeoutNanos > 0 && nanos >= timeoutNanos)) {
       return;
@@ -53,7 +54,7 @@ final class IdleWatchdog {
     sweeper.add(this);
   }
 
-  void stop() {
+  public void stop() {
     stopped = true;
     sweeper.remove(this);
   }
@@ -68,9 +69,9 @@ final class IdleWatchdog {
   }
 
   /** The thread that checks every live watchdog. */
-  static final class Sweeper implements AutoCloseable {
+  public static final class Sweeper implements AutoCloseable {
 
-    static final long MAX_TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
+    public static final long MAX_TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
     private static final long MIN_TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
     private static final long PARK_AFTER_IDLE_NANOS = TimeUnit.SECONDS.toNanos(5);
 
@@ -80,11 +81,11 @@ final class IdleWatchdog {
     private volatile boolean parked;
     private volatile boolean closed;
 
-    Sweeper(String name) {
+    public Sweeper(String name) {
       thread = Thread.ofPlatform().daemon().name(name).start(this::run);
     }
 
-    IdleWatchdog watch(Duration timeout, Runnable onIdle) {
+    public IdleWatchdog watch(Duration timeout, Runnable onIdle) {
       return new IdleWatchdog(this, timeout, onIdle);
     }
 
