@@ -16,6 +16,7 @@ import dev.mcpstdio.stdio.StdoutWire;
 import java.io.FileDescriptor;
 import java.io.FileInputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.PrintWriter;
 import java.net.http.HttpClient;
 import java.nio.charset.StandardCharsets;
@@ -60,7 +61,8 @@ public final class Main {
       if (parsed.exitNow() != null) {
         return parsed.exitNow();
       }
-      return relay(parsed.config(), wire, Log.stderr(parsed.config().logLevel(), redactor), env);
+      return relay(parsed.config(), wire, Log.stderr(parsed.config().logLevel(), redactor), env,
+          new FileInputStream(FileDescriptor.in));
     } catch (UsageException e) {
       early.error(e.getMessage());
       return e.exitCode();
@@ -108,7 +110,8 @@ public final class Main {
     return t.getMessage() == null ? t.toString() : t.getMessage();
   }
 
-  private static int relay(RelayConfig config, StdoutWire wire, Log log, Map<String, String> env)
+  /** Runs the relay on {@code stdin} (the process's own, or {@code mcp-stdio train}'s script). */
+  static int relay(RelayConfig config, StdoutWire wire, Log log, Map<String, String> env, InputStream stdin)
       throws InterruptedException {
     HttpClient client;
     try {
@@ -133,7 +136,7 @@ public final class Main {
       return ConnectivityCheck.run(config, client, log, auth);
     }
     Relay relay =
-        new Relay(config, client, new FileInputStream(FileDescriptor.in), wire, log, Sleeper.REAL, auth);
+        new Relay(config, client, stdin, wire, log, Sleeper.REAL, auth);
     relay.haltIfShutdownStalls();
     Thread.setDefaultUncaughtExceptionHandler((thread, e) -> {
       log.error("unexpected " + e + " in thread " + thread.getName());

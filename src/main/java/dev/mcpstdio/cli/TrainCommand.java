@@ -2,10 +2,7 @@ package dev.mcpstdio.cli;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
-import dev.mcpstdio.net.OutboundHttp;
-import dev.mcpstdio.relay.Relay;
 import dev.mcpstdio.relay.RelayConfig;
-import dev.mcpstdio.relay.Sleeper;
 import dev.mcpstdio.stdio.Log;
 import dev.mcpstdio.stdio.Redactor;
 import dev.mcpstdio.stdio.StdoutWire;
@@ -19,7 +16,8 @@ import java.io.StringWriter;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -27,16 +25,19 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * {@code mcp-stdio train}: a short, self-contained relay session used by the launcher to build the
- * JVM's ahead-of-time cache (or class-data archive). It runs the code a real start runs (argument
- * parsing, the HTTP client, JSON classification, event-stream decoding, the relay's exchange
- * path) against an in-process loopback server, so those classes come pre-loaded and linked on
- * every later start. It writes nothing to stdout.
+ * JVM's ahead-of-time cache (or class-data archive). It runs the code a real start runs, through
+ * the same entry ({@code Main.relay}: argument parsing, the HTTP client, the era probe and the era
+ * remembered in a state folder, signal handlers, JSON classification, event-stream decoding, the
+ * relay's exchange path) against an in-process loopback server that answers as a 2025-era server
+ * does, so those classes and their lambdas come pre-loaded and linked on every later start. The
+ * state folder is a temporary one, removed afterwards. It writes nothing to stdout.
  */
 final class TrainCommand {
 
   private TrainCommand() {}
 
   static int run() throws IOException, InterruptedException {
+    Path state = Files.createTempDirectory("mcp-stdio-train");
     HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);
     AtomicInteger posts = new AtomicInteger();
     server.createContext("/mcp", exchange -> answer(exchange, posts));
@@ -44,14 +45,14 @@ final class TrainCommand {
     try {
       String url = "http://127.0.0.1:" + server.getAddress().getPort() + "/mcp";
       Log log = new Log(OutputStream.nullOutputStream(), Log.Level.OFF, new Redactor());
+      Map<String, String> env = Map.of("XDG_STATE_HOME", state.toString());
       RelayCommand.Parsed parsed =
           RelayCommand.parse(
               new String[] {"--timeout-read", "30", "-H", "X-Train: 1", url},
-              Map.of(),
+              env,
               log,
               new PrintWriter(new StringWriter()));
       RelayConfig config = parsed.config();
-      var client = OutboundHttp.create(new OutboundHttp.Settings(config.connectTimeout(), config.caFiles(), Map.of()));
       CountDownLatch answers = new CountDownLatch(5);
       OutputStream out =
           new OutputStream() {
@@ -73,22 +74,21 @@ final class TrainCommand {
               "not json",
               "");
       InputStream stdin = new HoldOpen(script.getBytes(StandardCharsets.UTF_8), answers);
-      Relay relay = new Relay(config, client, stdin, new StdoutWire(out), log, Sleeper.REAL);
-      Thread runner = Thread.ofVirtual().start(() -> {
-        try {
-          relay.run();
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
-      });
-      answers.await(20, TimeUnit.SECONDS);
-      relay.shutdown("training done");
-      runner.join(Duration.ofSeconds(5));
+      Main.relay(config, new StdoutWire(out), log, env, stdin); // ends at the script's end of input
       return ExitCodes.OK;
     } catch (UsageException e) {
       throw new IllegalStateException(e);
     } finally {
       server.stop(0);
+      deleteQuietly(state);
+    }
+  }
+
+  private static void deleteQuietly(Path folder) {
+    try (var paths = Files.walk(folder)) {
+      paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (IOException ignored) {
+      // a temporary folder left behind is the system's to clean
     }
   }
 
@@ -101,6 +101,17 @@ final class TrainCommand {
       return;
     }
     posts.incrementAndGet();
+    if (!text.contains("\"initialize\"") && exchange.getRequestHeaders().getFirst("Mcp-Session-Id") == null) {
+      // as the TypeScript SDK's server answers the era probe (server/discover) before a session
+      byte[] refusal = "{\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32000,\"message\":\"Bad Request: No valid session ID provided\"},\"id\":null}"
+          .getBytes(StandardCharsets.UTF_8);
+      exchange.getResponseHeaders().set("Content-Type", "application/json");
+      exchange.sendResponseHeaders(400, refusal.length);
+      try (OutputStream o = exchange.getResponseBody()) {
+        o.write(refusal);
+      }
+      return;
+    }
     String id = text.contains("\"id\":") ? text.replaceAll("(?s).*?\"id\":(\"[^\"]*\"|[0-9]+).*", "$1") : null;
     if (id == null) {
       exchange.sendResponseHeaders(202, -1);
@@ -122,7 +133,7 @@ final class TrainCommand {
                 ? "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":1,\"progress\":1}}\n\nevent: message\ndata: " + json + "\n\n"
                 : json)
             .getBytes(StandardCharsets.UTF_8);
-    exchange.sendResponseHeaders(200, out.length);
+    exchange.sendResponseHeaders(200, sse ? 0 : out.length); // event streams chunked, as servers send them
     try (OutputStream o = exchange.getResponseBody()) {
       o.write(out);
     }
