@@ -250,14 +250,13 @@ final class AnswerLedger implements EmitGate.Filter {
 
   @Override
   public EmitGate.Admission admit(JsonRpcMessage message) {
-    return switch (message) {
-      case Response response -> {
-        String reason = dropReason(response);
-        yield reason == null ? EmitGate.Admission.pass(message) : EmitGate.Admission.drop(reason);
-      }
-      case Batch batch -> admitBatch(batch);
-      default -> EmitGate.Admission.pass(message); // notifications and server requests
-    };
+    if (message instanceof Response response) {
+      String reason = dropReason(response);
+      return reason == null ? EmitGate.Admission.pass(message) : EmitGate.Admission.drop(reason);
+    }
+    return message instanceof Batch batch
+        ? admitBatch(batch)
+        : EmitGate.Admission.pass(message); // notifications and server requests
   }
 
   /** Why this response must not reach the host, or null; an admitted answer closes its id. */

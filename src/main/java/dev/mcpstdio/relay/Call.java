@@ -35,11 +35,10 @@ record Call(
 
   /** The JSON-RPC method, or null for responses and batches. */
   String method() {
-    return switch (message) {
-      case JsonRpcMessage.Request r -> r.method();
-      case JsonRpcMessage.Notification n -> n.method();
-      default -> null;
-    };
+    if (message instanceof JsonRpcMessage.Request r) {
+      return r.method();
+    }
+    return message instanceof JsonRpcMessage.Notification n ? n.method() : null;
   }
 
   /** The request id, or null when the message is not a request. */

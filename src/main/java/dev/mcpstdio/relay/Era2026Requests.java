@@ -141,11 +141,10 @@ final class Era2026Requests implements Interceptor {
 
   /** The JSON-RPC error the server answered with, in a 200 or in an HTTP error body; null otherwise. */
   static Response errorOf(Outcome outcome) {
-    return switch (outcome) {
-      case Outcome.Delivered d when d.answer() != null && d.answer().isError() -> d.answer();
-      case Outcome.Refused r when r.error() != null -> r.error();
-      default -> null;
-    };
+    if (outcome instanceof Outcome.Delivered d) {
+      return d.answer() != null && d.answer().isError() ? d.answer() : null;
+    }
+    return outcome instanceof Outcome.Refused r ? r.error() : null;
   }
 
   /** A version the relay speaks among the error's {@code data.supported}, or null. */

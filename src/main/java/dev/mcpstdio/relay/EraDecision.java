@@ -141,12 +141,14 @@ final class EraDecision {
   }
 
   static EraProbeVerdict verdictOf(Outcome outcome) {
-    return switch (outcome) {
-      case Outcome.Delivered d -> EraProbeVerdict.classify(d.status(), d.answer() == null ? null : d.answer().bytes());
-      case Outcome.Refused r -> EraProbeVerdict.classify(r.status(), r.error() == null ? null : r.error().bytes());
-      case Outcome.Accepted a -> EraProbeVerdict.classify(a.status(), null);
-      case Outcome.Failed f -> EraProbeVerdict.transportFailure(f.reason());
-    };
+    if (outcome instanceof Outcome.Delivered d) {
+      return EraProbeVerdict.classify(d.status(), d.answer() == null ? null : d.answer().bytes());
+    } else if (outcome instanceof Outcome.Refused r) {
+      return EraProbeVerdict.classify(r.status(), r.error() == null ? null : r.error().bytes());
+    } else if (outcome instanceof Outcome.Accepted a) {
+      return EraProbeVerdict.classify(a.status(), null);
+    }
+    return EraProbeVerdict.transportFailure(((Outcome.Failed) outcome).reason());
   }
 
   private ProtocolEra recall() {

@@ -297,33 +297,30 @@ public final class Relay {
    *     the line whole, and explains what is wrong with it)
    */
   private void handle(LineReader.Line line, boolean memoryExhausted, MessageLayout layout) throws InterruptedException {
-    switch (line) {
-      case LineReader.Line.Oversized big when memoryExhausted -> {
-        JsonRpcId id = PartialMessage.requestId(big.head());
+    if (line instanceof LineReader.Line.Oversized big) {
+      JsonRpcId id = PartialMessage.requestId(big.head());
+      if (memoryExhausted) {
         log.error("out of memory reading a stdin message of " + big.length() + " bytes; not sent");
         answers.reject(id, ErrorCodes.INTERNAL_ERROR, OUT_OF_MEMORY);
-      }
-      case LineReader.Line.Oversized big -> {
-        JsonRpcId id = PartialMessage.requestId(big.head());
+      } else {
         log.warn("stdin message of " + big.length() + " bytes exceeds --max-message-size (" + config.maxMessageSize() + "); not sent");
         answers.reject(id, ErrorCodes.INVALID_REQUEST,
             "message exceeds --max-message-size (" + config.maxMessageSize() + " bytes)");
       }
-      case LineReader.Line.Text text -> {
-        byte[] bytes = Bytes.trim(text.bytes());
-        if (bytes.length == 0) {
-          return;
-        }
-        JsonRpcMessage message;
-        try {
-          message = JsonRpcCodec.parseReceived(bytes, layout);
-        } catch (MalformedMessageException e) {
-          answers.reject(null, ErrorCodes.PARSE_ERROR, "Parse error: " + e.getMessage());
-          return;
-        }
-        accept(message, bytes.length);
-      }
+      return;
     }
+    byte[] bytes = Bytes.trim(((LineReader.Line.Text) line).bytes());
+    if (bytes.length == 0) {
+      return;
+    }
+    JsonRpcMessage message;
+    try {
+      message = JsonRpcCodec.parseReceived(bytes, layout);
+    } catch (MalformedMessageException e) {
+      answers.reject(null, ErrorCodes.PARSE_ERROR, "Parse error: " + e.getMessage());
+      return;
+    }
+    accept(message, bytes.length);
   }
 
   /**
@@ -467,11 +464,10 @@ public final class Relay {
   }
 
   private static int requestCount(JsonRpcMessage message) {
-    return switch (message) {
-      case Request r -> 1;
-      case Batch b -> (int) b.members().stream().filter(m -> m instanceof Request).count();
-      default -> 0;
-    };
+    if (message instanceof Request) {
+      return 1;
+    }
+    return message instanceof Batch b ? (int) b.members().stream().filter(m -> m instanceof Request).count() : 0;
   }
 
   /**
@@ -518,24 +514,20 @@ public final class Relay {
       refuseWhileStopping(message);
       return false;
     }
-    switch (message) {
-      case Invalid invalid -> {
-        answers.reject(invalid.id(), ErrorCodes.INVALID_REQUEST, "Invalid Request: " + invalid.reason());
+    if (message instanceof Invalid invalid) {
+      answers.reject(invalid.id(), ErrorCodes.INVALID_REQUEST, "Invalid Request: " + invalid.reason());
+      return false;
+    } else if (message instanceof Request request) {
+      if (!admit(request)) {
         return false;
       }
-      case Request request -> {
-        if (!admit(request)) {
-          return false;
-        }
+    } else if (message instanceof Batch batch) {
+      message = admitMembers(batch);
+      if (message == null) {
+        return false;
       }
-      case Batch batch -> {
-        message = admitMembers(batch);
-        if (message == null) {
-          return false;
-        }
-      }
-      case Notification n when isCancel(n) -> message = cancel(n);
-      default -> {}
+    } else if (message instanceof Notification n && isCancel(n)) {
+      message = cancel(n);
     }
     if (!(message instanceof Request) && !(message instanceof Batch)) {
       order.awaitAll(); // a notification or an answer refers to what came before it
@@ -603,16 +595,16 @@ public final class Relay {
     List<JsonRpcMessage> kept = new ArrayList<>();
     long deadline = System.nanoTime() + config.readTimeout().toNanos(); // one patience for the whole batch
     for (JsonRpcMessage member : batch.members()) {
-      switch (member) {
-        case Invalid invalid ->
-            answers.reject(invalid.id(), ErrorCodes.INVALID_REQUEST, "Invalid Request: " + invalid.reason());
-        case Request request -> {
-          if (admit(request, Duration.ofNanos(Math.max(0, deadline - System.nanoTime())), true)) {
-            kept.add(request);
-          }
+      if (member instanceof Invalid invalid) {
+        answers.reject(invalid.id(), ErrorCodes.INVALID_REQUEST, "Invalid Request: " + invalid.reason());
+      } else if (member instanceof Request request) {
+        if (admit(request, Duration.ofNanos(Math.max(0, deadline - System.nanoTime())), true)) {
+          kept.add(request);
         }
-        case Notification n when isCancel(n) -> kept.add(cancel(n));
-        default -> kept.add(member);
+      } else if (member instanceof Notification n && isCancel(n)) {
+        kept.add(cancel(n));
+      } else {
+        kept.add(member);
       }
     }
     if (kept.isEmpty()) {
@@ -759,34 +751,27 @@ public final class Relay {
 
   /** Gives every request of the call its one answer, if the chain produced none. */
   private void settle(Call call, Outcome outcome) {
-    switch (call.message()) {
-      case Request r when !answers.isOwner(call, r.id()) -> {
-        // a cancelled request whose id the host reused: the new request answers for the id now
+    JsonRpcMessage message = call.message();
+    if (message instanceof Request r) {
+      // (a cancelled request whose id the host reused is not the owner: the new one answers for the id)
+      if (answers.isOwner(call, r.id()) && ledger.isOpen(r.id())) {
+        settleOpen(call, r.id(), outcome);
       }
-      case Request r -> {
-        if (ledger.isOpen(r.id())) {
+    } else if (message instanceof Batch b) {
+      for (JsonRpcMessage member : b.members()) {
+        if (member instanceof Request r && ledger.isOpen(r.id())) {
           settleOpen(call, r.id(), outcome);
         }
       }
-      case Batch b -> {
-        for (JsonRpcMessage member : b.members()) {
-          if (member instanceof Request r && ledger.isOpen(r.id())) {
-            settleOpen(call, r.id(), outcome);
-          }
-        }
+    } else if (message instanceof Notification n) {
+      if (isFailure(outcome)) {
+        log.warn(n.method() + " was not delivered: " + SessionLink.describe(outcome));
       }
-      case Notification n -> {
-        if (isFailure(outcome)) {
-          log.warn(n.method() + " was not delivered: " + SessionLink.describe(outcome));
-        }
+    } else if (message instanceof Response resp) {
+      if (isFailure(outcome)) {
+        log.warn("the answer to server request " + resp.id() + " was not delivered: " + SessionLink.describe(outcome));
       }
-      case Response resp -> {
-        if (isFailure(outcome)) {
-          log.warn("the answer to server request " + resp.id() + " was not delivered: " + SessionLink.describe(outcome));
-        }
-      }
-      case Invalid ignored -> {}
-    }
+    } // an Invalid message was answered when it arrived
   }
 
   /**

@@ -67,42 +67,38 @@ final class RetryLink implements Interceptor {
     for (int attempt = 1; ; attempt++) {
       Outcome outcome = underOwnId(original, call, chain.proceed(call));
       boolean last = attempt >= policy.attempts();
-      switch (outcome) {
-        case Outcome.Failed f -> {
-          if (last || !f.retryable() || f.emitted() || (f.sent() && !ReplaySafety.mayReplay(call))) {
-            return outcome;
-          }
-          log.info("attempt " + attempt + "/" + policy.attempts() + " failed: " + f.reason());
-          if (!pause(policy.backoff(attempt))) {
-            return outcome;
-          }
-          if (f.sent() && reissue != null) {
-            call = reissue.reissue(original);
-          }
-        }
-        case Outcome.Refused r when r.status() == 429 || r.status() == 503 -> {
-          if (last) {
-            return outcome;
-          }
-          Duration wait = retryAfter(r);
-          if (wait == null) {
-            wait = policy.backoff(attempt);
-          } else if (wait.compareTo(policy.retryAfterCap()) > 0) {
-            log.info(
-                "HTTP " + r.status() + " asks to retry after " + wait.toSeconds()
-                    + " s, beyond the " + policy.retryAfterCap().toSeconds() + " s cap; giving up");
-            return outcome;
-          }
-          log.info(
-              "attempt " + attempt + "/" + policy.attempts() + " got HTTP " + r.status()
-                  + ", sleeping " + seconds(wait) + "s before retry");
-          if (!pause(wait)) {
-            return outcome;
-          }
-        }
-        default -> {
+      if (outcome instanceof Outcome.Failed f) {
+        if (last || !f.retryable() || f.emitted() || (f.sent() && !ReplaySafety.mayReplay(call))) {
           return outcome;
         }
+        log.info("attempt " + attempt + "/" + policy.attempts() + " failed: " + f.reason());
+        if (!pause(policy.backoff(attempt))) {
+          return outcome;
+        }
+        if (f.sent() && reissue != null) {
+          call = reissue.reissue(original);
+        }
+      } else if (outcome instanceof Outcome.Refused r && (r.status() == 429 || r.status() == 503)) {
+        if (last) {
+          return outcome;
+        }
+        Duration wait = retryAfter(r);
+        if (wait == null) {
+          wait = policy.backoff(attempt);
+        } else if (wait.compareTo(policy.retryAfterCap()) > 0) {
+          log.info(
+              "HTTP " + r.status() + " asks to retry after " + wait.toSeconds()
+                  + " s, beyond the " + policy.retryAfterCap().toSeconds() + " s cap; giving up");
+          return outcome;
+        }
+        log.info(
+            "attempt " + attempt + "/" + policy.attempts() + " got HTTP " + r.status()
+                + ", sleeping " + seconds(wait) + "s before retry");
+        if (!pause(wait)) {
+          return outcome;
+        }
+      } else {
+        return outcome;
       }
     }
   }

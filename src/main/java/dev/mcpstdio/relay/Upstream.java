@@ -385,11 +385,9 @@ final class Upstream {
 
   /** True for requests and for batches that contain one: their replies carry answers. */
   static boolean expectsAnswer(Call call) {
-    return switch (call.message()) {
-      case JsonRpcMessage.Request r -> true;
-      case JsonRpcMessage.Batch b -> b.members().stream().anyMatch(m -> m instanceof JsonRpcMessage.Request);
-      default -> false;
-    };
+    JsonRpcMessage message = call.message();
+    return message instanceof JsonRpcMessage.Request
+        || (message instanceof JsonRpcMessage.Batch b && b.members().stream().anyMatch(m -> m instanceof JsonRpcMessage.Request));
   }
 
   /**
