@@ -1,7 +1,5 @@
 package dev.mcpstdio.cli;
 
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
 import dev.mcpstdio.relay.RelayConfig;
 import dev.mcpstdio.stdio.Log;
 import dev.mcpstdio.stdio.Redactor;
@@ -13,15 +11,12 @@ import java.io.OutputStream;
 import java.io.PrintWriter;
 import java.io.SequenceInputStream;
 import java.io.StringWriter;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * {@code mcp-stdio train}: a short, self-contained relay session used by the launcher to build the
@@ -29,7 +24,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * the same entry ({@code Main.relay}: argument parsing, the HTTP client, the era probe and the era
  * remembered in a state folder, signal handlers, JSON classification, event-stream decoding, the
  * relay's exchange path) against an in-process loopback server that answers as a 2025-era server
- * does, so those classes and their lambdas come pre-loaded and linked on every later start. The
+ * does ({@link TrainingServer}), so those classes and their lambdas come pre-loaded and linked on every later start. The
  * state folder is a temporary one, removed afterwards. It writes nothing to stdout.
  */
 final class TrainCommand {
@@ -38,12 +33,9 @@ final class TrainCommand {
 
   static int run() throws IOException, InterruptedException {
     Path state = Files.createTempDirectory("mcp-stdio-train");
-    HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);
-    AtomicInteger posts = new AtomicInteger();
-    server.createContext("/mcp", exchange -> answer(exchange, posts));
-    server.start();
+    TrainingServer server = new TrainingServer();
     try {
-      String url = "http://127.0.0.1:" + server.getAddress().getPort() + "/mcp";
+      String url = server.url();
       Log log = new Log(OutputStream.nullOutputStream(), Log.Level.OFF, new Redactor());
       Map<String, String> env = Map.of("XDG_STATE_HOME", state.toString());
       RelayCommand.Parsed parsed =
@@ -79,7 +71,7 @@ final class TrainCommand {
     } catch (UsageException e) {
       throw new IllegalStateException(e);
     } finally {
-      server.stop(0);
+      server.close();
       deleteQuietly(state);
     }
   }
@@ -89,53 +81,6 @@ final class TrainCommand {
       paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
     } catch (IOException ignored) {
       // a temporary folder left behind is the system's to clean
-    }
-  }
-
-  private static void answer(HttpExchange exchange, AtomicInteger posts) throws IOException {
-    byte[] body = exchange.getRequestBody().readAllBytes();
-    String text = new String(body, StandardCharsets.UTF_8);
-    if (!exchange.getRequestMethod().equals("POST")) {
-      exchange.sendResponseHeaders(exchange.getRequestMethod().equals("DELETE") ? 200 : 405, -1);
-      exchange.close();
-      return;
-    }
-    posts.incrementAndGet();
-    if (!text.contains("\"initialize\"") && exchange.getRequestHeaders().getFirst("Mcp-Session-Id") == null) {
-      // as the TypeScript SDK's server answers the era probe (server/discover) before a session
-      byte[] refusal = "{\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32000,\"message\":\"Bad Request: No valid session ID provided\"},\"id\":null}"
-          .getBytes(StandardCharsets.UTF_8);
-      exchange.getResponseHeaders().set("Content-Type", "application/json");
-      exchange.sendResponseHeaders(400, refusal.length);
-      try (OutputStream o = exchange.getResponseBody()) {
-        o.write(refusal);
-      }
-      return;
-    }
-    String id = text.contains("\"id\":") ? text.replaceAll("(?s).*?\"id\":(\"[^\"]*\"|[0-9]+).*", "$1") : null;
-    if (id == null) {
-      exchange.sendResponseHeaders(202, -1);
-      exchange.close();
-      return;
-    }
-    String result =
-        text.contains("\"initialize\"")
-            ? "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{\"tools\":{}},\"serverInfo\":{\"name\":\"train\",\"version\":\"1\"}}"
-            : text.contains("tools/list")
-                ? "{\"tools\":[{\"name\":\"echo\",\"inputSchema\":{\"type\":\"object\"}}]}"
-                : "{\"content\":[{\"type\":\"text\",\"text\":\"ok\"}]}";
-    String json = "{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"result\":" + result + "}";
-    boolean sse = text.contains("tools/call");
-    exchange.getResponseHeaders().set("Content-Type", sse ? "text/event-stream" : "application/json");
-    exchange.getResponseHeaders().set("Mcp-Session-Id", "train");
-    byte[] out =
-        (sse
-                ? "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":1,\"progress\":1}}\n\nevent: message\ndata: " + json + "\n\n"
-                : json)
-            .getBytes(StandardCharsets.UTF_8);
-    exchange.sendResponseHeaders(200, sse ? 0 : out.length); // event streams chunked, as servers send them
-    try (OutputStream o = exchange.getResponseBody()) {
-      o.write(out);
     }
   }
 
