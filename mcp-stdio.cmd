@@ -24,13 +24,13 @@ if not exist "%JAR%" (
   )
   popd
 )
-rem The relay's heap is 40 MiB from the start, half young; serve's starts small with a 512 MiB ceiling.
+rem The relay's heap starts at 8 MiB, half young, grows to at most 40 MiB and never shrinks back; serve's starts small with a 512 MiB ceiling.
 rem Each role has its own class-data archive, made with the heap flags that role runs with.
-set "HEAP=-Xms40m -Xmx40m -XX:NewRatio=1"
+set "HEAP=-Xms8m -Xmx40m -XX:NewRatio=1 -XX:MaxHeapFreeRatio=100"
 set "ROLE="
 if /i "%~1"=="serve" (
-  set "HEAP=-Xms16m -Xmx512m -XX:NewRatio=2"
+  set "HEAP=-Xms16m -Xmx512m -XX:NewRatio=2 -XX:MaxHeapFreeRatio=40"
   set "ROLE=-serve"
 )
-"%JAVA%" -Xlog:disable -Xlog:all=warning:stderr -XX:+DisplayVMOutputToStderr -XX:+UseSerialGC -Xss512k %HEAP% -XX:MinHeapFreeRatio=10 -XX:MaxHeapFreeRatio=40 -XX:MaxInlineLevel=6 -XX:InlineSmallCode=1000 -XX:FreqInlineSize=100 "-XX:SharedArchiveFile=%HERE%target\mcp-stdio%ROLE%.jsa" -XX:+AutoCreateSharedArchive %MCP_STDIO_JAVA_OPTS% -Xlog:all=off:stdout -jar "%JAR%" %*
+"%JAVA%" -Xlog:disable -Xlog:all=warning:stderr -XX:+DisplayVMOutputToStderr -XX:+UseSerialGC -Xss512k %HEAP% -XX:MinHeapFreeRatio=10 -XX:MaxInlineLevel=6 -XX:InlineSmallCode=1000 -XX:FreqInlineSize=100 "-XX:SharedArchiveFile=%HERE%target\mcp-stdio%ROLE%.jsa" -XX:+AutoCreateSharedArchive %MCP_STDIO_JAVA_OPTS% -Xlog:all=off:stdout -jar "%JAR%" %*
 exit /b %ERRORLEVEL%
