@@ -9,8 +9,6 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
@@ -26,7 +24,8 @@ import java.util.Map;
  *
  * <p>The file ({@code $XDG_STATE_HOME/mcp-stdio/protocol-eras}, else {@code
  * ~/.local/state/mcp-stdio/protocol-eras}) holds one line per server: the era's flag name, a tab,
- * and the SHA-256 of the endpoint URL (never the URL itself: some services put an API key in it).
+ * and the SHA-256 of the endpoint URL (never the URL itself: some services put an API key in it;
+ * computed by {@link Sha256}, which spares the start-up the JDK's security framework).
  * At most {@link #MAX_SERVERS} servers, the least recently found dropped first. It is written
  * whole to a temporary file (0600, in a 0700 folder) and moved over the old one, never through a
  * symbolic link (neither the file nor its folder may be one). Relays running at once may overwrite each other's finding: the worst case is one
@@ -124,11 +123,6 @@ public final class EraMemory {
   }
 
   static String key(URI url) {
-    try {
-      byte[] digest = MessageDigest.getInstance("SHA-256").digest(url.toString().getBytes(StandardCharsets.UTF_8));
-      return HexFormat.of().formatHex(digest);
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is missing from this JDK", e);
-    }
+    return HexFormat.of().formatHex(Sha256.digest(url.toString().getBytes(StandardCharsets.UTF_8)));
   }
 }
