@@ -47,8 +47,9 @@ import java.util.regex.Pattern;
  * interleaved as for the eras, and prints them side by side. The sessions row opens {@code
  * --sessions} sessions (40) one after another and gives the {@code initialize} answers' p50 and p99.
  * {@code --startups K} measures serve's own start-up instead, on K fresh gateways one after another:
- * spawn to listening, the gateway's RSS a second later (no child yet, unless warm), the first
- * {@code initialize} right after listening, and with {@code --warm} one more once the pool is full.
+ * spawn to listening, the first {@code initialize} right after listening, the gateway's RSS a
+ * second after it, and with {@code --warm} one more initialize once the pool is full. {@code
+ * --sessions-only} measures the first call and the sessions row only (after the usual warm-up round).
  */
 public final class ServeBenchmark {
 
@@ -93,6 +94,8 @@ public final class ServeBenchmark {
   /** Sessions the sessions row opens one after another. */
   private final int sessionCount;
   private final Map<String, Row> rows = new LinkedHashMap<>();
+  /** {@code --sessions-only}: the first call and the sessions row, nothing else. */
+  private static boolean sessionsOnly;
   private URI url;
   private long servePid;
 
@@ -129,6 +132,7 @@ public final class ServeBenchmark {
         case "--compare-warm" -> compareWarm = true;
         case "--sessions" -> sessionCount = Integer.parseInt(args[++i]);
         case "--startups" -> startups = Integer.parseInt(args[++i]);
+        case "--sessions-only" -> sessionsOnly = true;
         default -> throw new IllegalArgumentException("unknown argument " + args[i]);
       }
     }
@@ -262,10 +266,16 @@ public final class ServeBenchmark {
     while (warm > 0 && children() != warm && System.nanoTime() < deadline) {
       Thread.sleep(20); // a benchmark's poll; the children are counted in /proc
     }
+    if (warm > 0) {
+      Thread.sleep(500); // and the last ones spawned have started (a Node child takes about 100 ms)
+    }
   }
 
   private Map<String, Step> steps() {
     Map<String, Step> steps = era2026 ? steps2026() : steps2025();
+    if (sessionsOnly) {
+      steps.keySet().retainAll(List.of("first call", "warm-up", "sessions"));
+    }
     if (warm == 0) {
       return steps;
     }

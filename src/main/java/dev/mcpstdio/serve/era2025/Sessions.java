@@ -95,7 +95,7 @@ public final class Sessions {
    * A new Streamable HTTP session for this initialize (its capabilities known before its child is
    * sent anything), or null when the cap is reached or the gateway is shutting down.
    */
-  Session create(dev.mcpstdio.jsonrpc.JsonRpcMessage.Request initialize) throws IOException {
+  Session create(dev.mcpstdio.jsonrpc.JsonRpcMessage.Request initialize) throws IOException, InterruptedException {
     return create(false, initialize);
   }
 
@@ -105,11 +105,18 @@ public final class Sessions {
    * (with {@code --warm}), else it is spawned now. A child that cannot be started is logged in
    * {@link #spawn}, and the caller answers its client.
    */
-  Session create(boolean oneStream, dev.mcpstdio.jsonrpc.JsonRpcMessage.Request initialize) throws IOException {
+  Session create(boolean oneStream, dev.mcpstdio.jsonrpc.JsonRpcMessage.Request initialize)
+      throws IOException, InterruptedException {
     if (shuttingDown || !slots.tryAcquire()) {
       return null;
     }
-    Session session = warm.take();
+    Session session;
+    try {
+      session = warm.take();
+    } catch (InterruptedException e) {
+      slots.release();
+      throw e;
+    }
     if (session != null) {
       session.takenWarm();
       session.clientArrived(oneStream, initialize);

@@ -26,7 +26,12 @@ import java.util.function.BiConsumer;
  *
  * <ul>
  *   <li>refills to {@code size}, one spawn at a time (a spawn takes milliseconds; the children's
- *       start-ups then run side by side);
+ *       start-ups then run side by side), once clients pause: {@link #REFILL_LULL} without a take,
+ *       or {@link #REFILL_DEFER} after the first take not yet refilled for, whichever comes first.
+ *       A burst of clients is thus served from the pool and by spawns of their own, not slowed
+ *       by a stampede of replacements starting on the same cores (a Node child's start costs
+ *       about 80 ms of CPU, its session's initialize a few); with no take owed a refill (the
+ *       first fill; a child that ended while the pool was full) the spawn starts at once;
  *   <li>drops a warm child that exited (or closed its stdout) before a client took it, and replaces
  *       it after a pause: one that lived less than {@link #MAX_PAUSE}, or a spawn that failed,
  *       doubles the pause from {@link #FIRST_PAUSE} up to {@link #MAX_PAUSE}, so a command that
@@ -40,7 +45,7 @@ import java.util.function.BiConsumer;
  *
  * <p>Bounds: at most {@code size} warm sessions, counted apart from the {@code --max-sessions}
  * slots (a warm session takes a slot only with its client; a client turned away at the cap leaves
- * the warm ones waiting). Shutdown ({@link #close}) stops the thread and ends every warm session
+ * the warm ones waiting); a take waits at most {@link #SPAWN_WAIT} for a spawn in progress. Shutdown ({@link #close}) stops the thread and ends every warm session
  * the way a session ends: its child through the shutdown ladder, on the sessions' closers.
  *
  * <p>With {@code size} 0 nothing here runs: no thread, and {@link #take} is null at once.
@@ -61,6 +66,15 @@ final class WarmSessions implements AutoCloseable {
   /** How long {@link #close} waits for a spawn in progress. */
   private static final Duration CLOSE_WAIT = Duration.ofSeconds(10);
 
+  /** The refill waits for a pause this long in the takes ... */
+  static final Duration REFILL_LULL = Duration.ofMillis(50);
+
+  /** ... but never longer than this after the first take it has not refilled for. */
+  static final Duration REFILL_DEFER = Duration.ofSeconds(1);
+
+  /** A take that finds none waiting while one is being spawned waits this long at most for it. */
+  static final Duration SPAWN_WAIT = Duration.ofSeconds(1);
+
   private final int size;
   private final String command;
   private final Duration idleTtl;
@@ -77,6 +91,12 @@ final class WarmSessions implements AutoCloseable {
   /** No spawn before this while {@link #failures} > 0 ({@link System#nanoTime}); guarded by this. */
   private long resumeNanos;
   private boolean closed; // guarded by this
+  /** The warmer is spawning a session now; guarded by this. */
+  private boolean spawning;
+  /** When the last take was ({@link System#nanoTime}); guarded by this. */
+  private long lastTakeNanos;
+  /** When the first take the pool has not refilled for was; 0 while the pool is full; guarded by this. */
+  private long owedSinceNanos;
   private Thread warmer;
 
   /**
@@ -104,22 +124,26 @@ final class WarmSessions implements AutoCloseable {
 
   /**
    * The oldest warm session whose child is still alive, taken out of the pool; null when none
-   * waits (the caller spawns one). Never blocks on a spawn. The pool refills behind it.
+   * waits (the caller spawns one). When none waits but one is being spawned, waits for that spawn
+   * (milliseconds; at most {@link #SPAWN_WAIT}) rather than have the caller start a rival process.
+   * The pool refills behind it.
    */
-  Session take() {
+  Session take() throws InterruptedException {
     if (size == 0) {
       return null;
     }
     synchronized (this) {
       wanted = true;
-      Session taken = null;
-      for (Iterator<Session> it = ready.iterator(); !closed && it.hasNext(); ) {
-        Session s = it.next();
-        if (usable(s)) { // a dead one stays for the warmer, which counts it and replaces it
-          it.remove();
-          taken = s;
-          break;
-        }
+      long now = System.nanoTime();
+      lastTakeNanos = now;
+      if (owedSinceNanos == 0) {
+        owedSinceNanos = now;
+      }
+      Session taken = pollUsable();
+      long deadline = now + SPAWN_WAIT.toNanos();
+      for (long left; taken == null && spawning && !closed && (left = deadline - System.nanoTime()) > 0; ) {
+        TimeUnit.NANOSECONDS.timedWait(this, left);
+        taken = pollUsable();
       }
       if (taken != null && failures > 0) {
         failures = 0;
@@ -128,6 +152,18 @@ final class WarmSessions implements AutoCloseable {
       notifyAll();
       return taken;
     }
+  }
+
+  /** Takes out the oldest warm session still alive, or null; a dead one stays for the warmer, which counts and replaces it. Holds the lock. */
+  private Session pollUsable() {
+    for (Iterator<Session> it = ready.iterator(); !closed && it.hasNext(); ) {
+      Session s = it.next();
+      if (usable(s)) {
+        it.remove();
+        return s;
+      }
+    }
+    return null;
   }
 
   /** Warm sessions waiting now, the dead ones not yet dropped included (for tests). */
@@ -167,6 +203,7 @@ final class WarmSessions implements AutoCloseable {
           if (closed) {
             return; // close() ends what is left
           }
+          spawning = dropped.isEmpty();
         }
         for (Dropped d : dropped) {
           retire.accept(d.session(), d.why());
@@ -229,9 +266,23 @@ final class WarmSessions implements AutoCloseable {
     return Duration.ofMillis(Math.min(FIRST_PAUSE.toMillis() << doublings, MAX_PAUSE.toMillis()));
   }
 
-  /** Whether a spawn is due now: a place is free, the pool is wanted, and no pause runs. Holds the lock. */
+  /**
+   * Whether a spawn is due now: a place is free, the pool is wanted, no pause after failures runs,
+   * and the takes have paused ({@link #lull}). Holds the lock.
+   */
   private boolean due(long now) {
-    return wanted && ready.size() < size && (failures == 0 || now - resumeNanos >= 0);
+    return wanted && ready.size() < size && (failures == 0 || now - resumeNanos >= 0) && lull(now) <= 0;
+  }
+
+  /**
+   * How long until the takes count as paused, in nanoseconds; 0 or less when they are (or no take
+   * is owed a refill: the first fill, the replacement of a child that ended). Holds the lock.
+   */
+  private long lull(long now) {
+    if (owedSinceNanos == 0) {
+      return 0;
+    }
+    return Math.min(lastTakeNanos + REFILL_LULL.toNanos(), owedSinceNanos + REFILL_DEFER.toNanos()) - now;
   }
 
   /**
@@ -240,8 +291,11 @@ final class WarmSessions implements AutoCloseable {
    */
   private void waitForWork(long now) throws InterruptedException {
     long waitNanos = Long.MAX_VALUE;
-    if (wanted && ready.size() < size && failures > 0) {
-      waitNanos = Math.max(1, resumeNanos - now);
+    if (wanted && ready.size() < size) {
+      long until = Math.max(failures > 0 ? resumeNanos - now : 0, lull(now));
+      if (until > 0) {
+        waitNanos = until;
+      }
     }
     if (!idleTtl.isZero() && !ready.isEmpty()) {
       waitNanos = Math.min(waitNanos, Math.max(1, ready.peekFirst().bornNanos() + idleTtl.toNanos() - now));
@@ -260,16 +314,29 @@ final class WarmSessions implements AutoCloseable {
       s = spawner.spawn();
     } catch (IOException e) {
       synchronized (this) {
+        spawning = false;
         failed(System.nanoTime());
+        notifyAll(); // a take waiting for this spawn goes on without it
       }
       return;
+    } catch (RuntimeException e) {
+      synchronized (this) {
+        spawning = false;
+        notifyAll();
+      }
+      throw e;
     }
     int waitingNow;
     synchronized (this) {
+      spawning = false;
       if (!closed) {
         ready.addLast(s);
+        if (ready.size() == size) {
+          owedSinceNanos = 0; // full: the next take starts a new debt
+        }
       }
       waitingNow = closed ? -1 : ready.size();
+      notifyAll(); // a take waiting for this spawn
     }
     if (waitingNow < 0) {
       retire.accept(s, "the gateway is shutting down");

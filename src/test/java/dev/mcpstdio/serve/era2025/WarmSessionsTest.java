@@ -69,7 +69,7 @@ class WarmSessionsTest {
   }
 
   @Test
-  void itFillsToItsSizeAndATakeIsRefilledWithTheOldestTakenFirst() {
+  void itFillsToItsSizeAndATakeIsRefilledWithTheOldestTakenFirst() throws Exception {
     WarmSessions warm = pool(3);
     Await.until("three warm sessions", () -> warm.waiting() == 3);
     assertThat(warm.running()).isTrue();
@@ -81,7 +81,68 @@ class WarmSessionsTest {
   }
 
   @Test
-  void aDeadWarmSessionIsNeverTakenAndIsReplaced() {
+  void aBurstOfTakesIsRefilledOnlyOnceTheTakesPause() throws Exception {
+    WarmSessions warm = pool(3);
+    Await.until("three warm sessions", () -> warm.waiting() == 3);
+    long lastTake = 0;
+    for (int i = 0; i < 3; i++) {
+      assertThat(warm.take()).isNotNull();
+      lastTake = System.nanoTime();
+    }
+    Await.until("the pool refilled", () -> warm.waiting() == 3);
+    long firstRefill = spawned.get(3).atNanos();
+    assertThat(TimeUnit.NANOSECONDS.toMillis(firstRefill - lastTake)).isGreaterThanOrEqualTo(WarmSessions.REFILL_LULL.toMillis());
+  }
+
+  @Test
+  void takesThatNeverPauseDeferTheRefillASecondAtMost() throws Exception {
+    WarmSessions warm = pool(2);
+    Await.until("two warm sessions", () -> warm.waiting() == 2);
+    long firstTake = System.nanoTime();
+    // A client every few milliseconds (Await's polls, at most 20 ms apart: never a lull of 50 ms).
+    Await.until("a refill while clients keep coming", Duration.ofSeconds(20), () -> {
+      try {
+        warm.take();
+      } catch (InterruptedException e) {
+        throw new AssertionError(e);
+      }
+      return spawned.size() > 2;
+    });
+    assertThat(TimeUnit.NANOSECONDS.toMillis(spawned.get(2).atNanos() - firstTake))
+        .isGreaterThanOrEqualTo(WarmSessions.REFILL_DEFER.toMillis());
+  }
+
+  @Test
+  void aTakeThatFindsNoneWaitsForTheSpawnInProgressRatherThanStartARival() throws Exception {
+    java.util.concurrent.CountDownLatch entered = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    pool(1, Duration.ZERO, () -> {
+      entered.countDown();
+      try {
+        release.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      return new FakeChild();
+    });
+    entered.await();
+    java.util.concurrent.CompletableFuture<Session> taken = new java.util.concurrent.CompletableFuture<>();
+    Thread client = Thread.ofVirtual().start(() -> {
+      try {
+        taken.complete(pool.take());
+      } catch (InterruptedException e) {
+        taken.completeExceptionally(e);
+      }
+    });
+    Await.until("the client waiting for the spawn", () -> client.getState() == Thread.State.TIMED_WAITING
+        || client.getState() == Thread.State.WAITING);
+    assertThat(taken).isNotDone();
+    release.countDown();
+    assertThat(taken.get(10, TimeUnit.SECONDS)).isSameAs(spawned.getFirst().session());
+  }
+
+  @Test
+  void aDeadWarmSessionIsNeverTakenAndIsReplaced() throws Exception {
     WarmSessions warm = pool(2);
     Await.until("two warm sessions", () -> warm.waiting() == 2);
     spawned.get(0).child().exit.complete(3);
@@ -92,7 +153,7 @@ class WarmSessionsTest {
   }
 
   @Test
-  void childrenThatExitAtOnceAreReplacedAfterPausesThatDouble() {
+  void childrenThatExitAtOnceAreReplacedAfterPausesThatDouble() throws Exception {
     pool(1, Duration.ZERO, () -> {
       FakeChild c = new FakeChild();
       c.exit.complete(1); // the command crashes at once
@@ -107,7 +168,7 @@ class WarmSessionsTest {
   }
 
   @Test
-  void thePauseDoublesFromATenthOfASecondToHalfAMinute() {
+  void thePauseDoublesFromATenthOfASecondToHalfAMinute() throws Exception {
     assertThat(WarmSessions.pauseAfter(1)).isEqualTo(Duration.ofMillis(100));
     assertThat(WarmSessions.pauseAfter(2)).isEqualTo(Duration.ofMillis(200));
     assertThat(WarmSessions.pauseAfter(5)).isEqualTo(Duration.ofMillis(1600));
@@ -117,7 +178,7 @@ class WarmSessionsTest {
   }
 
   @Test
-  void aFailingSpawnIsRetriedAfterAPauseAndTheRunEndsWhenOneIsTaken() {
+  void aFailingSpawnIsRetriedAfterAPauseAndTheRunEndsWhenOneIsTaken() throws Exception {
     int[] calls = {0};
     pool = new WarmSessions(1, "fake-server", Duration.ZERO, () -> {
       if (calls[0]++ < 2) {
@@ -135,7 +196,7 @@ class WarmSessionsTest {
   }
 
   @Test
-  void aWarmSessionUnusedForTheIdleTtlIsClosedAndTheNextClientRefillsThePool() {
+  void aWarmSessionUnusedForTheIdleTtlIsClosedAndTheNextClientRefillsThePool() throws Exception {
     WarmSessions warm = pool(1, Duration.ofMillis(300), FakeChild::new);
     Await.until("the idle warm session closed", () -> retired.contains("unused for 300 ms"));
     assertThat(spawned.getFirst().child().closed).isTrue();
@@ -158,7 +219,7 @@ class WarmSessionsTest {
   }
 
   @Test
-  void sizeZeroRunsNothing() {
+  void sizeZeroRunsNothing() throws Exception {
     WarmSessions warm = pool(0);
     assertThat(warm.take()).isNull();
     assertThat(warm.waiting()).isZero();
