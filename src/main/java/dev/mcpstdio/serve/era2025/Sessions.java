@@ -66,7 +66,7 @@ public final class Sessions {
     long period = reapPeriod(config.sessionIdleTtl()).toMillis();
     reaper.scheduleWithFixedDelay(this::reap, period, period, TimeUnit.MILLISECONDS);
     this.warm = new WarmSessions(config.warm(), config.child().argv().getFirst(), config.sessionIdleTtl(), () -> spawn(null),
-        this::retire, log);
+        this::retire, new StartPacing(Runtime.getRuntime().availableProcessors(), StartPacing.PROCESS_CPU), log);
   }
 
   /** Starts spawning the warm sessions' children (with {@code --warm}), once the gateway listens. */

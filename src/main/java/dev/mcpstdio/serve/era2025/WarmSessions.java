@@ -31,7 +31,9 @@ import java.util.function.BiConsumer;
  *       A burst of clients is thus served from the pool and by spawns of their own, not slowed
  *       by a stampede of replacements starting on the same cores (a Node child's start costs
  *       about 80 ms of CPU, its session's initialize a few); with no take owed a refill (the
- *       first fill; a child that ended while the pool was full) the spawn starts at once;
+ *       first fill; a child that ended while the pool was full) the spawn starts at once; and
+ *       never more children starting at once than there are processors ({@link StartPacing}), so
+ *       the oldest, which the next client takes, is ready first;
  *   <li>drops a warm child that exited (or closed its stdout) before a client took it, and replaces
  *       it after a pause: one that lived less than {@link #MAX_PAUSE}, or a spawn that failed,
  *       doubles the pause from {@link #FIRST_PAUSE} up to {@link #MAX_PAUSE}, so a command that
@@ -82,6 +84,8 @@ final class WarmSessions implements AutoCloseable {
   private final BiConsumer<Session, String> retire;
   private final Log log;
   private final RepeatedFailures earlyExits;
+  /** The children still starting; guarded by this. */
+  private final StartPacing pacing;
   /** The warm sessions, oldest first (the order they were spawned in); guarded by this. */
   private final ArrayDeque<Session> ready = new ArrayDeque<>();
   /** Refill while true: set by every {@link #take}, cleared when the idle TTL closes a warm child. */
@@ -104,9 +108,12 @@ final class WarmSessions implements AutoCloseable {
    * @param command the child's program, for the log
    * @param idleTtl how long a warm session may wait unused; zero: for ever
    * @param retire ends a session that is not listed (its child closed in the background)
+   * @param pacing how many may be starting at once
    */
-  WarmSessions(int size, String command, Duration idleTtl, Spawner spawner, BiConsumer<Session, String> retire, Log log) {
+  WarmSessions(int size, String command, Duration idleTtl, Spawner spawner, BiConsumer<Session, String> retire,
+      StartPacing pacing, Log log) {
     this.size = size;
+    this.pacing = pacing;
     this.command = command;
     this.idleTtl = idleTtl;
     this.spawner = spawner;
@@ -271,7 +278,8 @@ final class WarmSessions implements AutoCloseable {
    * and the takes have paused ({@link #lull}). Holds the lock.
    */
   private boolean due(long now) {
-    return wanted && ready.size() < size && (failures == 0 || now - resumeNanos >= 0) && lull(now) <= 0;
+    return wanted && ready.size() < size && (failures == 0 || now - resumeNanos >= 0) && lull(now) <= 0
+        && pacing.room(now);
   }
 
   /**
@@ -295,6 +303,8 @@ final class WarmSessions implements AutoCloseable {
       long until = Math.max(failures > 0 ? resumeNanos - now : 0, lull(now));
       if (until > 0) {
         waitNanos = until;
+      } else { // only the children still starting hold the spawn back: look again soon
+        waitNanos = StartPacing.POLL.toNanos();
       }
     }
     if (!idleTtl.isZero() && !ready.isEmpty()) {
@@ -330,6 +340,7 @@ final class WarmSessions implements AutoCloseable {
     synchronized (this) {
       spawning = false;
       if (!closed) {
+        pacing.spawned(s, System.nanoTime());
         ready.addLast(s);
         if (ready.size() == size) {
           owedSinceNanos = 0; // full: the next take starts a new debt

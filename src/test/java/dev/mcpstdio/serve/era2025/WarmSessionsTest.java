@@ -39,6 +39,9 @@ class WarmSessionsTest {
 
   private record Spawned(Session session, FakeChild child, long atNanos) {}
 
+  /** Fake children show no CPU time: none counts as starting. */
+  private static final StartPacing NO_PACING = new StartPacing(1, s -> -1);
+
   @AfterEach
   void close() throws Exception {
     if (pool != null) {
@@ -59,7 +62,7 @@ class WarmSessionsTest {
       retired.add(why);
       s.end(why);
       s.closeChild();
-    }, log);
+    }, NO_PACING, log);
     pool.start();
     return pool;
   }
@@ -188,7 +191,7 @@ class WarmSessionsTest {
           Duration.ofSeconds(1), Duration.ofSeconds(5));
       s.attach(new FakeChild(), null);
       return s;
-    }, (s, why) -> s.closeChild(), log);
+    }, (s, why) -> s.closeChild(), NO_PACING, log);
     pool.start();
     Await.until("a warm session after two failed spawns", () -> pool.waiting() == 1);
     assertThat(calls[0]).isEqualTo(3);
