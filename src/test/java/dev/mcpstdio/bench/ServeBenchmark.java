@@ -44,11 +44,13 @@ import java.util.regex.Pattern;
  *
  * <p>{@code --warm N} passes {@code --warm N} to the 2025-era gateway (children spawned ahead of
  * their clients); {@code --compare-warm} runs a gateway without it beside that one, the rows
- * interleaved as for the eras, and prints them side by side. The sessions row opens {@code
+ * interleaved as for the eras (the warm gateway second, or first with {@code --warm-first}), and
+ * prints them side by side. The sessions row opens {@code
  * --sessions} sessions (40) one after another and gives the {@code initialize} answers' p50 and p99.
- * {@code --startups K} measures serve's own start-up instead, on K fresh gateways one after another:
- * spawn to listening, the first {@code initialize} right after listening, the gateway's RSS a
- * second after it, and with {@code --warm} one more initialize once the pool is full. {@code
+ * {@code --startups K} measures serve's own start-up instead, on K fresh gateways one after another
+ * (with {@code --compare-warm}, K without {@code --warm} and K with it, in turn): spawn to
+ * listening, the first {@code initialize} right after listening, the gateway's RSS once idle, and
+ * an initialize on the idle gateway (with {@code --warm}: the pool full). {@code
  * --sessions-only} measures the first call and the sessions row only (after the usual warm-up round).
  */
 public final class ServeBenchmark {
@@ -119,6 +121,7 @@ public final class ServeBenchmark {
     String era = "2025";
     int warm = 0;
     boolean compareWarm = false;
+    boolean warmFirst = false; // with --compare-warm: the warm gateway's rows run first
     int sessionCount = 40;
     int startups = 0;
     for (int i = 0; i < args.length; i++) {
@@ -130,6 +133,7 @@ public final class ServeBenchmark {
         case "--era" -> era = args[++i];
         case "--warm" -> warm = Integer.parseInt(args[++i]);
         case "--compare-warm" -> compareWarm = true;
+        case "--warm-first" -> warmFirst = true;
         case "--sessions" -> sessionCount = Integer.parseInt(args[++i]);
         case "--startups" -> startups = Integer.parseInt(args[++i]);
         case "--sessions-only" -> sessionsOnly = true;
@@ -139,20 +143,23 @@ public final class ServeBenchmark {
     if (!List.of("2025", "2026", "both").contains(era)) {
       throw new IllegalArgumentException("--era takes 2025, 2026 or both");
     }
-    if (compareWarm && (warm == 0 || !era.equals("2025"))) {
+    if (compareWarm && (warm == 0 || !era.equals("2025"))) { // also with --startups
       throw new IllegalArgumentException("--compare-warm needs --warm N and the 2025 era");
     }
     if (startups > 0) {
-      startups(launcher, node, warm, startups);
+      startups(launcher, node, compareWarm ? List.of(0, warm) : List.of(warm), startups);
       System.exit(0);
     }
     System.out.println("clients accept " + (sse ? "JSON and event streams" : "JSON only") + "; rounds of " + seconds + " s");
     List<ServeBenchmark> eras = new ArrayList<>();
-    if (compareWarm) {
+    if (compareWarm && !warmFirst) {
       eras.add(new ServeBenchmark(sse, seconds, false, 0, sessionCount));
     }
     if (!era.equals("2026")) {
       eras.add(new ServeBenchmark(sse, seconds, false, warm, sessionCount));
+    }
+    if (compareWarm && warmFirst) { // to see whether running second in each pair weighs on a row
+      eras.add(new ServeBenchmark(sse, seconds, false, 0, sessionCount));
     }
     if (!era.equals("2025")) {
       eras.add(new ServeBenchmark(sse, seconds, true, 0, sessionCount));
@@ -262,8 +269,13 @@ public final class ServeBenchmark {
    * never measures, nor competes with, a refill or a close.
    */
   private void awaitWarm() throws InterruptedException {
+    awaitWarm(0);
+  }
+
+  /** {@link #awaitWarm()} with {@code open} sessions open (their children counted too). */
+  private void awaitWarm(int open) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    while (warm > 0 && children() != warm && System.nanoTime() < deadline) {
+    while (warm > 0 && children() != warm + open && System.nanoTime() < deadline) {
       Thread.sleep(20); // a benchmark's poll; the children are counted in /proc
     }
     if (warm > 0) {
@@ -322,6 +334,7 @@ public final class ServeBenchmark {
   private void loadStep2025(Map<String, Step> steps, String label, int sessions, Tool tool, int concurrency) {
     steps.put(label, () -> {
       List<String> open = open(sessions);
+      awaitWarm(sessions); // the refill behind these sessions is not part of their calls' figures
       load(label, callers(open, tool), concurrency);
       closeAll(open);
     });
@@ -477,46 +490,45 @@ public final class ServeBenchmark {
   }
 
   /**
-   * serve's own start-up, {@code runs} times: spawn to the "serving" line, the gateway's RSS a
-   * second later (its children are processes of their own), the first initialize right after
-   * listening, and with {@code warm} the next once the pool is full. Medians, with the spread.
+   * serve's own start-up, {@code runs} times for each of {@code warms} (one start of each in turn,
+   * so that a drifting load weighs on all alike): spawn to the "serving" line, the first
+   * initialize right after it, then, once idle (the pool full, a second more), the gateway's RSS
+   * (its children are processes of their own) and a second initialize. Medians, with the spread.
    */
-  private static void startups(String launcher, String node, int warm, int runs) throws Exception {
-    List<Double> listening = new ArrayList<>();
-    List<Double> firstInit = new ArrayList<>();
-    List<Double> warmInit = new ArrayList<>();
-    List<Double> rss = new ArrayList<>();
+  private static void startups(String launcher, String node, List<Integer> warms, int runs) throws Exception {
+    Map<Integer, List<List<Double>>> figures = new LinkedHashMap<>();
+    for (int w : warms) {
+      figures.put(w, List.of(new ArrayList<>(), new ArrayList<>(), new ArrayList<>(), new ArrayList<>()));
+    }
     for (int i = 0; i < runs; i++) {
-      ServeBenchmark b = new ServeBenchmark(false, 0, false, warm, 1);
-      long t0 = System.nanoTime();
-      Process serve = b.startListening(launcher, node);
-      listening.add((System.nanoTime() - t0) / 1e6);
-      try {
-        Samples init = new Samples();
-        String first = b.open(init);
-        firstInit.add(init.values[0]);
-        Thread.sleep(1000); // settled: what the gateway holds once idle
-        rss.add(b.rssKb("VmRSS") / 1024.0);
-        b.close(first);
-        if (warm > 0) {
+      for (int w : warms) {
+        List<List<Double>> f = figures.get(w);
+        ServeBenchmark b = new ServeBenchmark(false, 0, false, w, 1);
+        long t0 = System.nanoTime();
+        Process serve = b.startListening(launcher, node);
+        f.get(0).add((System.nanoTime() - t0) / 1e6);
+        try {
+          Samples init = new Samples();
+          b.close(b.open(init));
           b.awaitWarm();
-          Samples later = new Samples();
-          b.close(b.open(later));
-          warmInit.add(later.values[0]);
+          Thread.sleep(1000); // idle: the closed session's child gone, what the gateway keeps
+          f.get(2).add(b.rssKb("VmRSS") / 1024.0);
+          b.close(b.open(init));
+          f.get(1).add(init.values[0]);
+          f.get(3).add(init.values[1]);
+        } finally {
+          serve.destroy();
+          serve.waitFor(15, TimeUnit.SECONDS);
         }
-      } finally {
-        serve.destroy();
-        serve.waitFor(15, TimeUnit.SECONDS);
       }
     }
     System.out.println();
-    System.out.println("### serve's start-up" + (warm > 0 ? ", --warm " + warm : "") + " (" + runs + " runs: median (min-max))");
+    System.out.println("### serve's start-up (" + runs + " starts each, in turn: median (min-max))");
     System.out.println();
-    System.out.println("| listening | first initialize | gateway RSS 1 s after it (one session, children apart) |"
-        + (warm > 0 ? " initialize once the pool is full |" : ""));
-    System.out.println("|---|---|---|" + (warm > 0 ? "---|" : ""));
-    System.out.println("| " + spread(listening, " ms") + " | " + spread(firstInit, " ms") + " | " + spread(rss, " MiB") + " |"
-        + (warm > 0 ? " " + spread(warmInit, " ms") + " |" : ""));
+    System.out.println("| gateway | listening | first initialize, right after | gateway RSS once idle (one session opened and closed; children apart) | an initialize on the idle gateway |");
+    System.out.println("|---|---|---|---|---|");
+    figures.forEach((w, f) -> System.out.println("| " + (w == 0 ? "without --warm" : "--warm " + w) + " | " + spread(f.get(0), " ms")
+        + " | " + spread(f.get(1), " ms") + " | " + spread(f.get(2), " MiB") + " | " + spread(f.get(3), " ms") + " |"));
   }
 
   private static String spread(List<Double> values, String unit) {
