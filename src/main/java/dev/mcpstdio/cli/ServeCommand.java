@@ -63,6 +63,10 @@ final class ServeCommand {
             + " dropped and counted (default 16384).");
     option(spec, "--max-sessions", "N", String.class, "Live sessions at most; initialize past it gets 503 (default 100).");
     option(spec, "--session-idle-ttl", "SECONDS", String.class, "End sessions idle this long (no request in flight, no open stream); 0 never (default 1800).");
+    option(spec, "--warm", "N", String.class,
+        "Keep N session children started ahead of their clients (spawned, not initialized: a client's initialize"
+            + " is the first line each sees), extra processes beside --max-sessions; one unused for --session-idle-ttl"
+            + " is closed (default 0: each child starts when its client initializes).");
     flag(spec, "--modern-only", "Serve only 2026-07-28 clients: GET and DELETE get 405, a 2025-era initialize -32022.");
     option(spec, "--cache-ttl-ms", "MS", String.class, "The ttlMs stamped on cacheable 2026-era results (default 60000).");
     option(spec, "--modern-idle-ttl", "SECONDS", String.class, "Close pooled 2026-era children idle this long; 0 never (default 0).");
@@ -121,7 +125,7 @@ final class ServeCommand {
       "--messages-path", "--session-arg", "--workspace-root", "--callback-timeout", "--child-stderr-rate", "--max-sessions",
       "--session-idle-ttl", "--max-message-size", "--backend-timeout", "--max-connections", "--header-timeout",
       "--body-timeout", "--allow-origin", "--public-url", "--auth-token", "--log-level", "--cache-ttl-ms",
-      "--modern-idle-ttl", "--max-children-per-principal", "--max-pool-children");
+      "--modern-idle-ttl", "--max-children-per-principal", "--max-pool-children", "--warm");
 
   /** The arguments before the child's command: a {@code --help} after it is the child's own. */
   static String[] gatewayOptions(String[] args) {
@@ -150,6 +154,11 @@ final class ServeCommand {
     String path = endpointPath(r, "--path", ServeConfig.DEFAULT_PATH);
     int maxSessions = integer(r, "--max-sessions", ServeConfig.DEFAULT_MAX_SESSIONS, 1, 100_000);
     Duration idle = seconds(r, "--session-idle-ttl", ServeConfig.DEFAULT_SESSION_IDLE_TTL, true);
+    int warm = integer(r, "--warm", 0, 0, ServeConfig.MAX_WARM);
+    if (warm > maxSessions) {
+      throw new UsageException("--warm must not exceed --max-sessions (" + maxSessions + "): a warm child waits for a"
+          + " session slot", ExitCodes.USAGE);
+    }
     long maxMessage = bytes(r, "--max-message-size", ServeConfig.DEFAULT_MAX_MESSAGE_SIZE);
     Duration backend = seconds(r, "--backend-timeout", ServeConfig.DEFAULT_BACKEND_TIMEOUT, false);
     ServeConfig.Connections connections = new ServeConfig.Connections(
@@ -185,7 +194,7 @@ final class ServeCommand {
     return new ServeConfig(host, port, path, child, maxSessions, idle, maxMessage, backend,
         ServeConfig.DEFAULT_KEEP_ALIVE, origins, publicUrl, r.hasMatchedOption("--trust-proxy-headers"), token,
         ChildProcess.Ladder.DEFAULT, level(r), r.hasMatchedOption("--no-sse") ? null : ssePath, messagesPath, launch(r),
-        connections, era2026(r));
+        connections, era2026(r), warm);
   }
 
   /**

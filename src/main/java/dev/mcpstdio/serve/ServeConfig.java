@@ -32,6 +32,11 @@ import java.util.List;
  * @param launch session arguments and workspaces for session-scoped children
  * @param connections how many connections, and how long a request's head and body may take
  * @param era2026 how the 2026 era is served: its pool, its caching hint, whether it is the only era
+ * @param warm 2025-era session children kept spawned ahead of their clients ({@code --warm}): started,
+ *     not initialized, each with its session's public id, workspace and callback credentials; they
+ *     are extra processes beside the {@code maxSessions} live ones, so at most {@code maxSessions +
+ *     warm} session children run at once (those being closed aside); 0 spawns each child when its
+ *     client's {@code initialize} arrives
  */
 public record ServeConfig(
     String host,
@@ -53,7 +58,8 @@ public record ServeConfig(
     String messagesPath,
     SessionLaunch launch,
     Connections connections,
-    Era2026 era2026) {
+    Era2026 era2026,
+    int warm) {
 
   /**
    * The 2026 era on the MCP endpoint.
@@ -155,8 +161,14 @@ public record ServeConfig(
    */
   public static final Duration DEFAULT_SESSION_IDLE_TTL = Duration.ofMinutes(30);
 
+  /** Warm session children at most ({@code --warm}); each is a process kept running before it is needed. */
+  public static final int MAX_WARM = 1024;
+
   public ServeConfig {
     allowedOrigins = List.copyOf(allowedOrigins);
+    if (warm < 0 || warm > Math.min(MAX_WARM, maxSessions)) {
+      throw new IllegalArgumentException("warm session children: from 0 to --max-sessions (and at most " + MAX_WARM + ")");
+    }
   }
 
   /** Defaults for everything but the child: loopback, port 8080, {@code /mcp}, no auth. */
@@ -164,62 +176,70 @@ public record ServeConfig(
     return new ServeConfig("127.0.0.1", DEFAULT_PORT, DEFAULT_PATH, child, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TTL,
         DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_BACKEND_TIMEOUT, DEFAULT_KEEP_ALIVE, List.of(), null, false, null,
         ChildProcess.Ladder.DEFAULT, Log.Level.INFO, DEFAULT_SSE_PATH, DEFAULT_MESSAGES_PATH, SessionLaunch.NONE,
-        Connections.DEFAULT, Era2026.DEFAULT);
+        Connections.DEFAULT, Era2026.DEFAULT, 0);
   }
 
   public ServeConfig withPort(int newPort) {
     return new ServeConfig(host, newPort, path, child, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
-        keepAlive, allowedOrigins, publicUrl, trustProxyHeaders, authToken, ladder, logLevel, ssePath, messagesPath, launch, connections, era2026);
+        keepAlive, allowedOrigins, publicUrl, trustProxyHeaders, authToken, ladder, logLevel, ssePath, messagesPath, launch, connections, era2026, warm);
   }
 
   public ServeConfig withAuthToken(String token) {
     return new ServeConfig(host, port, path, child, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
-        keepAlive, allowedOrigins, publicUrl, trustProxyHeaders, token, ladder, logLevel, ssePath, messagesPath, launch, connections, era2026);
+        keepAlive, allowedOrigins, publicUrl, trustProxyHeaders, token, ladder, logLevel, ssePath, messagesPath, launch, connections, era2026, warm);
   }
 
   public ServeConfig withLimits(int sessions, Duration idleTtl, long messageSize, Duration timeout, Duration alive) {
     return new ServeConfig(host, port, path, child, sessions, idleTtl, messageSize, timeout, alive, allowedOrigins,
-        publicUrl, trustProxyHeaders, authToken, ladder, logLevel, ssePath, messagesPath, launch, connections, era2026);
+        publicUrl, trustProxyHeaders, authToken, ladder, logLevel, ssePath, messagesPath, launch, connections, era2026, warm);
   }
 
   public ServeConfig withOrigins(List<String> origins, URI url) {
     return new ServeConfig(host, port, path, child, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
-        keepAlive, origins, url, trustProxyHeaders, authToken, ladder, logLevel, ssePath, messagesPath, launch, connections, era2026);
+        keepAlive, origins, url, trustProxyHeaders, authToken, ladder, logLevel, ssePath, messagesPath, launch, connections, era2026, warm);
   }
 
   public ServeConfig withChild(ChildSpec newChild, ChildProcess.Ladder newLadder) {
     return new ServeConfig(host, port, path, newChild, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
-        keepAlive, allowedOrigins, publicUrl, trustProxyHeaders, authToken, newLadder, logLevel, ssePath, messagesPath, launch, connections, era2026);
+        keepAlive, allowedOrigins, publicUrl, trustProxyHeaders, authToken, newLadder, logLevel, ssePath, messagesPath, launch, connections, era2026, warm);
   }
 
   /** The same, with the legacy HTTP+SSE endpoints at these paths ({@code ssePath} null: none). */
   public ServeConfig withLegacySse(String newSsePath, String newMessagesPath) {
     return new ServeConfig(host, port, path, child, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
-        keepAlive, allowedOrigins, publicUrl, trustProxyHeaders, authToken, ladder, logLevel, newSsePath, newMessagesPath, launch, connections, era2026);
+        keepAlive, allowedOrigins, publicUrl, trustProxyHeaders, authToken, ladder, logLevel, newSsePath, newMessagesPath, launch, connections, era2026, warm);
   }
 
   public ServeConfig withLaunch(SessionLaunch newLaunch) {
     return new ServeConfig(host, port, path, child, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
-        keepAlive, allowedOrigins, publicUrl, trustProxyHeaders, authToken, ladder, logLevel, ssePath, messagesPath, newLaunch, connections, era2026);
+        keepAlive, allowedOrigins, publicUrl, trustProxyHeaders, authToken, ladder, logLevel, ssePath, messagesPath, newLaunch, connections, era2026, warm);
   }
 
   /** The same, with these connection bounds. */
   public ServeConfig withConnections(Connections newConnections) {
     return new ServeConfig(host, port, path, child, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
         keepAlive, allowedOrigins, publicUrl, trustProxyHeaders, authToken, ladder, logLevel, ssePath, messagesPath, launch,
-        newConnections, era2026);
+        newConnections, era2026, warm);
   }
 
-  /** The same, trusting (or not) the {@code X-Forwarded-*} headers of a proxy in front. */
+  /** The same, serving the 2026 era with these settings. */
   public ServeConfig withEra2026(Era2026 newEra2026) {
     return new ServeConfig(host, port, path, child, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
         keepAlive, allowedOrigins, publicUrl, trustProxyHeaders, authToken, ladder, logLevel, ssePath, messagesPath, launch,
-        connections, newEra2026);
+        connections, newEra2026, warm);
   }
 
+  /** The same, keeping {@code n} session children spawned ahead of their clients ({@code --warm}). */
+  public ServeConfig withWarm(int n) {
+    return new ServeConfig(host, port, path, child, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
+        keepAlive, allowedOrigins, publicUrl, trustProxyHeaders, authToken, ladder, logLevel, ssePath, messagesPath, launch,
+        connections, era2026, n);
+  }
+
+  /** The same, trusting (or not) the {@code X-Forwarded-*} headers of a proxy in front. */
   public ServeConfig withTrustProxyHeaders(boolean trust) {
     return new ServeConfig(host, port, path, child, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
-        keepAlive, allowedOrigins, publicUrl, trust, authToken, ladder, logLevel, ssePath, messagesPath, launch, connections, era2026);
+        keepAlive, allowedOrigins, publicUrl, trust, authToken, ladder, logLevel, ssePath, messagesPath, launch, connections, era2026, warm);
   }
 
   /** The path of the public URL (a proxy's prefix) without a trailing slash; empty without one. */

@@ -127,6 +127,7 @@ public final class ServeGateway implements AutoCloseable {
 
   public void start() throws Exception {
     server.start();
+    sessions.start(); // warm children, if any, once the port is bound: they never delay listening
   }
 
   /** The port actually bound (useful with port 0). */
@@ -164,8 +165,9 @@ public final class ServeGateway implements AutoCloseable {
     String auth = gate.enabled() ? "static bearer token" : "no auth";
     String idle = config.sessionIdleTtl().isZero() ? "no idle eviction" : "idle-ttl " + config.sessionIdleTtl().toSeconds() + " s";
     String sse = config.ssePath() == null ? "no HTTP+SSE" : "HTTP+SSE at " + config.ssePath() + " and " + config.messagesPath();
+    String warm = config.warm() == 0 ? "" : ", " + config.warm() + " warm";
     return "serving " + config.child().describe() + " at " + url() + " (" + auth + "; max " + config.maxSessions()
-        + " sessions, " + idle + "; " + sse + "; max " + config.connections().max() + " connections)";
+        + " sessions" + warm + ", " + idle + "; " + sse + "; max " + config.connections().max() + " connections)";
   }
 
   /**

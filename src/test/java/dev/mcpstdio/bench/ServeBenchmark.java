@@ -41,6 +41,17 @@ import java.util.regex.Pattern;
  * round. {@code --era both} runs each era against a fresh gateway and prints them side by side with
  * ratios. Clients accept event streams unless {@code --json}. Run with {@code bench/serve.sh}; the
  * figures go in docs/performance.md.
+ *
+ * <p>{@code --warm N} passes {@code --warm N} to the 2025-era gateway (children spawned ahead of
+ * their clients); {@code --compare-warm} runs a gateway without it beside that one, the rows
+ * interleaved as for the eras (the warm gateway second, or first with {@code --warm-first}), and
+ * prints them side by side. The sessions row opens {@code
+ * --sessions} sessions (40) one after another and gives the {@code initialize} answers' p50 and p99.
+ * {@code --startups K} measures serve's own start-up instead, on K fresh gateways one after another
+ * (with {@code --compare-warm}, K without {@code --warm} and K with it, in turn): spawn to
+ * listening, the first {@code initialize} right after listening, the gateway's RSS once idle, and
+ * an initialize on the idle gateway (with {@code --warm}: the pool full). {@code
+ * --sessions-only} measures the first call and the sessions row only (after the usual warm-up round).
  */
 public final class ServeBenchmark {
 
@@ -80,14 +91,26 @@ public final class ServeBenchmark {
   private final boolean sse;
   private final int seconds;
   private final boolean era2026;
+  /** {@code --warm} of the gateway (2025 era). */
+  private final int warm;
+  /** Sessions the sessions row opens one after another. */
+  private final int sessionCount;
   private final Map<String, Row> rows = new LinkedHashMap<>();
+  /** {@code --sessions-only}: the first call and the sessions row, nothing else. */
+  private static boolean sessionsOnly;
   private URI url;
   private long servePid;
 
-  private ServeBenchmark(boolean sse, int seconds, boolean era2026) {
+  private ServeBenchmark(boolean sse, int seconds, boolean era2026, int warm, int sessionCount) {
     this.sse = sse;
     this.seconds = seconds;
     this.era2026 = era2026;
+    this.warm = warm;
+    this.sessionCount = sessionCount;
+  }
+
+  private String title() {
+    return era2026 ? "2026 era" : "2025 era" + (warm > 0 ? ", --warm " + warm : "");
   }
 
   public static void main(String[] args) throws Exception {
@@ -96,6 +119,11 @@ public final class ServeBenchmark {
     boolean sse = true;
     int seconds = 5;
     String era = "2025";
+    int warm = 0;
+    boolean compareWarm = false;
+    boolean warmFirst = false; // with --compare-warm: the warm gateway's rows run first
+    int sessionCount = 40;
+    int startups = 0;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--launcher" -> launcher = args[++i];
@@ -103,19 +131,38 @@ public final class ServeBenchmark {
         case "--json" -> sse = false;
         case "--seconds" -> seconds = Integer.parseInt(args[++i]);
         case "--era" -> era = args[++i];
+        case "--warm" -> warm = Integer.parseInt(args[++i]);
+        case "--compare-warm" -> compareWarm = true;
+        case "--warm-first" -> warmFirst = true;
+        case "--sessions" -> sessionCount = Integer.parseInt(args[++i]);
+        case "--startups" -> startups = Integer.parseInt(args[++i]);
+        case "--sessions-only" -> sessionsOnly = true;
         default -> throw new IllegalArgumentException("unknown argument " + args[i]);
       }
     }
     if (!List.of("2025", "2026", "both").contains(era)) {
       throw new IllegalArgumentException("--era takes 2025, 2026 or both");
     }
+    if (compareWarm && (warm == 0 || !era.equals("2025"))) { // also with --startups
+      throw new IllegalArgumentException("--compare-warm needs --warm N and the 2025 era");
+    }
+    if (startups > 0) {
+      startups(launcher, node, compareWarm ? List.of(0, warm) : List.of(warm), startups);
+      System.exit(0);
+    }
     System.out.println("clients accept " + (sse ? "JSON and event streams" : "JSON only") + "; rounds of " + seconds + " s");
     List<ServeBenchmark> eras = new ArrayList<>();
+    if (compareWarm && !warmFirst) {
+      eras.add(new ServeBenchmark(sse, seconds, false, 0, sessionCount));
+    }
     if (!era.equals("2026")) {
-      eras.add(new ServeBenchmark(sse, seconds, false));
+      eras.add(new ServeBenchmark(sse, seconds, false, warm, sessionCount));
+    }
+    if (compareWarm && warmFirst) { // to see whether running second in each pair weighs on a row
+      eras.add(new ServeBenchmark(sse, seconds, false, 0, sessionCount));
     }
     if (!era.equals("2025")) {
-      eras.add(new ServeBenchmark(sse, seconds, true));
+      eras.add(new ServeBenchmark(sse, seconds, true, 0, sessionCount));
     }
     List<Process> gateways = new ArrayList<>();
     try {
@@ -136,10 +183,10 @@ public final class ServeBenchmark {
       }
     }
     for (ServeBenchmark b : eras) {
-      b.print(b.era2026 ? "2026 era" : "2025 era");
+      b.print(b.title());
     }
     if (eras.size() == 2) {
-      printSideBySide(eras.get(0).rows, eras.get(1).rows);
+      printSideBySide(eras.get(0), eras.get(1));
     }
     System.exit(0);
   }
@@ -173,12 +220,25 @@ public final class ServeBenchmark {
     }
   }
 
-  /** Starts the gateway in front of the echo server; its URL and pid are kept. */
+  /** Starts the gateway in front of the echo server, healthy and (with {@code --warm}) its pool full. */
   private Process start(String launcher, String node) throws Exception {
+    Process serve = startListening(launcher, node);
+    System.err.println("serve at " + url + ", " + title());
+    awaitHealthy();
+    awaitWarm();
+    return serve;
+  }
+
+  /** Starts the gateway in front of the echo server and returns once it says it listens; its URL and pid are kept. */
+  private Process startListening(String launcher, String node) throws Exception {
     Path child = Path.of("src/test/node/echo-stdio-server.mjs").toAbsolutePath();
     // Default logging (an access-log line per request) is part of what a user runs, so it is kept.
-    Process serve = new ProcessBuilder(launcher, "serve", "--port", "0", "--max-sessions", "500",
-        "--", node, child.toString()).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+    List<String> command = new ArrayList<>(List.of(launcher, "serve", "--port", "0", "--max-sessions", "500"));
+    if (warm > 0) {
+      command.addAll(List.of("--warm", Integer.toString(warm)));
+    }
+    command.addAll(List.of("--", node, child.toString()));
+    Process serve = new ProcessBuilder(command).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
     servePid = serve.pid(); // the launcher execs the JVM: this is the gateway's pid
     BufferedReader stderr = new BufferedReader(new InputStreamReader(serve.getErrorStream(), StandardCharsets.UTF_8));
     Pattern start = Pattern.compile("serving .* at (http://\\S+/mcp) ");
@@ -200,13 +260,43 @@ public final class ServeBenchmark {
         // the stream closed with the gateway
       }
     });
-    System.err.println("serve at " + url + (era2026 ? ", 2026 era" : ", 2025 era"));
-    awaitHealthy();
     return serve;
   }
 
+  /**
+   * With {@code --warm}, waits (at most 30 s) until the pool is full again and the closed sessions'
+   * children are gone: exactly {@code warm} children (called when no session is open), so a round
+   * never measures, nor competes with, a refill or a close.
+   */
+  private void awaitWarm() throws InterruptedException {
+    awaitWarm(0);
+  }
+
+  /** {@link #awaitWarm()} with {@code open} sessions open (their children counted too). */
+  private void awaitWarm(int open) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (warm > 0 && children() != warm + open && System.nanoTime() < deadline) {
+      Thread.sleep(20); // a benchmark's poll; the children are counted in /proc
+    }
+    if (warm > 0) {
+      Thread.sleep(500); // and the last ones spawned have started (a Node child takes about 100 ms)
+    }
+  }
+
   private Map<String, Step> steps() {
-    return era2026 ? steps2026() : steps2025();
+    Map<String, Step> steps = era2026 ? steps2026() : steps2025();
+    if (sessionsOnly) {
+      steps.keySet().retainAll(List.of("first call", "warm-up", "sessions"));
+    }
+    if (warm == 0) {
+      return steps;
+    }
+    Map<String, Step> settled = new LinkedHashMap<>();
+    steps.forEach((label, step) -> settled.put(label, () -> {
+      step.run();
+      awaitWarm(); // the pool refills before the next row, of this gateway or the other
+    }));
+    return settled;
   }
 
   private Map<String, Step> steps2025() {
@@ -216,7 +306,7 @@ public final class ServeBenchmark {
       String first = open();
       send(id -> post(first, call(id, Tool.ECHO)), 1);
       rows.put("first call", Row.plain(fmt((System.nanoTime() - t0) / 1e6) + " ms",
-          "initialize (child started), initialized, one call"));
+          "initialize (" + (warm > 0 ? "a warm child" : "child started") + "), initialized, one call"));
       close(first);
     });
     steps.put("warm-up", () -> {
@@ -244,6 +334,7 @@ public final class ServeBenchmark {
   private void loadStep2025(Map<String, Step> steps, String label, int sessions, Tool tool, int concurrency) {
     steps.put(label, () -> {
       List<String> open = open(sessions);
+      awaitWarm(sessions); // the refill behind these sessions is not part of their calls' figures
       load(label, callers(open, tool), concurrency);
       closeAll(open);
     });
@@ -297,7 +388,16 @@ public final class ServeBenchmark {
   }
 
   private String open() throws Exception {
+    return open(null);
+  }
+
+  /** Opens a session; {@code initializeMillis}, when given, gets how long its initialize took to be answered. */
+  private String open(Samples initializeMillis) throws Exception {
+    long t0 = System.nanoTime();
     HttpResponse<String> r = http.send(post(null, INIT), HttpResponse.BodyHandlers.ofString());
+    if (initializeMillis != null) {
+      initializeMillis.add((System.nanoTime() - t0) / 1e6);
+    }
     if (r.statusCode() != 200) {
       throw new IllegalStateException("initialize: " + r.statusCode() + " " + r.body());
     }
@@ -374,12 +474,66 @@ public final class ServeBenchmark {
   }
 
   private void sessionsPerSecond() throws Exception {
-    int n = 40;
+    int n = sessionCount;
+    Samples initialize = new Samples();
+    List<String> sessions = new ArrayList<>();
     long t0 = System.nanoTime();
-    List<String> sessions = open(n);
+    for (int i = 0; i < n; i++) {
+      sessions.add(open(initialize));
+    }
     double elapsed = (System.nanoTime() - t0) / 1e9;
     closeAll(sessions);
-    rows.put("sessions opened per second (one after another; initialize + initialized, child started)", Row.plain(fmt(n / elapsed)));
+    double[] sorted = Arrays.stream(initialize.values, 0, initialize.count).sorted().toArray();
+    rows.put("sessions opened per second (" + n + " one after another; initialize + initialized; p50/p99: initialize answered)",
+        new Row(fmt(n / elapsed), n / elapsed, percentile(sorted, 50), percentile(sorted, 99),
+            warm > 0 ? "the first " + warm + " take warm children, the rest what the refill has started" : "each child started by its initialize"));
+  }
+
+  /**
+   * serve's own start-up, {@code runs} times for each of {@code warms} (one start of each in turn,
+   * so that a drifting load weighs on all alike): spawn to the "serving" line, the first
+   * initialize right after it, then, once idle (the pool full, a second more), the gateway's RSS
+   * (its children are processes of their own) and a second initialize. Medians, with the spread.
+   */
+  private static void startups(String launcher, String node, List<Integer> warms, int runs) throws Exception {
+    Map<Integer, List<List<Double>>> figures = new LinkedHashMap<>();
+    for (int w : warms) {
+      figures.put(w, List.of(new ArrayList<>(), new ArrayList<>(), new ArrayList<>(), new ArrayList<>()));
+    }
+    for (int i = 0; i < runs; i++) {
+      for (int w : warms) {
+        List<List<Double>> f = figures.get(w);
+        ServeBenchmark b = new ServeBenchmark(false, 0, false, w, 1);
+        long t0 = System.nanoTime();
+        Process serve = b.startListening(launcher, node);
+        f.get(0).add((System.nanoTime() - t0) / 1e6);
+        try {
+          Samples init = new Samples();
+          b.close(b.open(init));
+          b.awaitWarm();
+          Thread.sleep(1000); // idle: the closed session's child gone, what the gateway keeps
+          f.get(2).add(b.rssKb("VmRSS") / 1024.0);
+          b.close(b.open(init));
+          f.get(1).add(init.values[0]);
+          f.get(3).add(init.values[1]);
+        } finally {
+          serve.destroy();
+          serve.waitFor(15, TimeUnit.SECONDS);
+        }
+      }
+    }
+    System.out.println();
+    System.out.println("### serve's start-up (" + runs + " starts each, in turn: median (min-max))");
+    System.out.println();
+    System.out.println("| gateway | listening | first initialize, right after | gateway RSS once idle (one session opened and closed; children apart) | an initialize on the idle gateway |");
+    System.out.println("|---|---|---|---|---|");
+    figures.forEach((w, f) -> System.out.println("| " + (w == 0 ? "without --warm" : "--warm " + w) + " | " + spread(f.get(0), " ms")
+        + " | " + spread(f.get(1), " ms") + " | " + spread(f.get(2), " MiB") + " | " + spread(f.get(3), " ms") + " |"));
+  }
+
+  private static String spread(List<Double> values, String unit) {
+    double[] sorted = values.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+    return fmt(percentile(sorted, 50)) + unit + " (" + fmt(sorted[0]) + "-" + fmt(sorted[sorted.length - 1]) + ")";
   }
 
   private void load(String label, List<LongFunction<HttpRequest>> callers, int concurrency) throws Exception {
@@ -478,22 +632,24 @@ public final class ServeBenchmark {
         + r.note() + " |"));
   }
 
-  /** The rows both eras measured, with the 2026 era's calls/s and p99 as ratios of the 2025 era's. */
-  private static void printSideBySide(Map<String, Row> e2025, Map<String, Row> e2026) {
+  /** The rows both gateways measured, with the second one's calls/s and p99 as ratios of the first one's. */
+  private static void printSideBySide(ServeBenchmark first, ServeBenchmark second) {
+    String a = first.title();
+    String b = second.title();
     System.out.println();
     System.out.println("### side by side");
     System.out.println();
-    System.out.println("| measure | 2025 era | 2026 era | calls/s 2026/2025 | p99 2026/2025 |");
+    System.out.println("| measure | " + a + " | " + b + " | calls/s second/first | p99 second/first |");
     System.out.println("|---|---|---|---|---|");
-    e2026.forEach((label, r26) -> {
-      Row r25 = e2025.get(label);
-      if (r25 == null) {
+    second.rows.forEach((label, r2) -> {
+      Row r1 = first.rows.get(label);
+      if (r1 == null) {
         return;
       }
-      boolean timed = !Double.isNaN(r26.perSecond()) && !Double.isNaN(r25.perSecond());
-      System.out.println("| " + label + " | " + cell(r25) + " | " + cell(r26) + " | "
-          + (timed ? String.format(Locale.ROOT, "%.2fx", r26.perSecond() / r25.perSecond()) : "") + " | "
-          + (timed ? String.format(Locale.ROOT, "%.2fx", r26.p99() / r25.p99()) : "") + " |");
+      boolean timed = !Double.isNaN(r2.perSecond()) && !Double.isNaN(r1.perSecond());
+      System.out.println("| " + label + " | " + cell(r1) + " | " + cell(r2) + " | "
+          + (timed ? String.format(Locale.ROOT, "%.2fx", r2.perSecond() / r1.perSecond()) : "") + " | "
+          + (timed ? String.format(Locale.ROOT, "%.2fx", r2.p99() / r1.p99()) : "") + " |");
     });
   }
 

@@ -277,6 +277,17 @@ class ServeCommandTest {
     }
 
     @Test
+    void warmIsZeroByDefaultAndAtMostMaxSessions() throws Exception {
+      assertThat(parse().warm()).isZero();
+      assertThat(parse("--warm", "8").warm()).isEqualTo(8);
+      assertThat(parse("--max-sessions", "4", "--warm", "4", "--", "srv").warm()).isEqualTo(4);
+      assertThat(usageError("--max-sessions", "4", "--warm", "5").getMessage()).contains("--warm must not exceed --max-sessions (4)");
+      usageError("--warm", "-1");
+      usageError("--warm", "1025");
+      assertThat(parse("--warm", "2", "srv", "--warm", "9").child().argv()).containsExactly("srv", "--warm", "9");
+    }
+
+    @Test
     void timeoutsAndSizesAreParsed() throws Exception {
       ServeConfig c = parse("--session-idle-ttl", "30", "--backend-timeout", "2.5", "--max-message-size", "0");
 

@@ -68,6 +68,40 @@ class ServeProcessIT {
     assertThat(serve.stdout.snapshot()).as("serve writes nothing to stdout").isEmpty();
   }
 
+  /** Like {@link #STUBBORN}, deaf to SIGTERM with a grandchild, from its spawn on: a warm child waiting for its client. */
+  private static final String STUBBORN_WARM = ": warm-it; trap '' TERM; sleep 300 & read init; echo '{\"jsonrpc\":\"2.0\",\"id\":1,"
+      + "\"result\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},\"serverInfo\":{\"name\":\"w\",\"version\":\"1\"}}}';"
+      + " while :; do sleep 0.05; done";
+
+  /** The gateway's children running {@link #STUBBORN_WARM} (not what they fork), each with its sleeping grandchild. */
+  private static List<ProcessHandle> warmShells(JarProcess serve) {
+    return serve.process.children().filter(p -> p.info().arguments().map(a -> String.join(" ", a).contains(": warm-it;"))
+        .orElse(false)).toList();
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"TERM", "KILL"})
+  void warmChildrenNeverOutliveTheGatewayWhetherItIsSignalledOrKilled(String signal) throws Exception {
+    JarProcess serve = JarProcess.start(List.of("serve", "--port", "0", "--warm", "2", "--", "/bin/sh", "-c", STUBBORN_WARM));
+    URI url = start(serve);
+    initialize(url); // one taken; the pool refills to two beside it
+    Await.until("a live child and two warm ones, each with its grandchild", Duration.ofSeconds(30),
+        () -> warmShells(serve).size() == 3 && warmShells(serve).stream().allMatch(p -> p.children().findAny().isPresent()));
+    List<ProcessHandle> tree = new java.util.ArrayList<>();
+    for (ProcessHandle shell : warmShells(serve)) {
+      tree.add(shell);
+      tree.addAll(shell.descendants().toList());
+    }
+    new ProcessBuilder("kill", "-" + signal, Long.toString(serve.process.pid())).start().waitFor();
+    int code = serve.awaitExit(Duration.ofSeconds(20));
+    if (signal.equals("TERM")) {
+      assertThat(code).as("exit code; stderr:\n" + serve.log()).isZero();
+    }
+    for (ProcessHandle p : tree) { // after SIGKILL the watchdog ends their process groups
+      Await.until("process " + p.pid() + " to be gone", Duration.ofSeconds(10), () -> !p.isAlive());
+    }
+  }
+
   @Test
   void aPortInUseIsReportedAndExitsOne() throws Exception {
     try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {

@@ -34,14 +34,24 @@ final class ChildOutputRouter {
   private final ExchangeTable exchanges;
   private final SessionGetStream getStream;
   private final ChildLog childLog;
-  /** HTTP+SSE (2024-11-05): every message from the child, answers included, goes to the one stream. */
-  private final boolean oneStream;
+  /**
+   * HTTP+SSE (2024-11-05): every message from the child, answers included, goes to the one stream.
+   * Set when the session's client arrives ({@link Session#clientArrived}), before any request of
+   * it reaches the child; until then (a child spawned ahead of its client) the Streamable HTTP
+   * rules route what the child writes unasked, which differ only for an answer, and no answer can
+   * be due before the first request.
+   */
+  private volatile boolean oneStream;
 
-  ChildOutputRouter(ExchangeTable exchanges, SessionGetStream getStream, ChildLog childLog, boolean oneStream) {
+  ChildOutputRouter(ExchangeTable exchanges, SessionGetStream getStream, ChildLog childLog) {
     this.exchanges = exchanges;
     this.getStream = getStream;
     this.childLog = childLog;
-    this.oneStream = oneStream;
+  }
+
+  /** See {@link #oneStream}. */
+  void oneStream(boolean value) {
+    this.oneStream = value;
   }
 
   /** One line of the child's stdout. */

@@ -18,7 +18,8 @@ import org.eclipse.jetty.util.Callback;
 /**
  * The legacy HTTP+SSE transport (MCP 2024-11-05), for clients that predate Streamable HTTP.
  *
- * <p>{@code GET /sse} starts a session (one child, counted against {@code --max-sessions}) and
+ * <p>{@code GET /sse} starts a session (one child, counted against {@code --max-sessions}; a warm
+ * one when {@code --warm} keeps some) and
  * holds its event stream: first an {@code endpoint} event naming where to POST
  * ({@code /messages?sessionId=...}), then every message the child writes, answers included, as
  * {@code message} events, with keep-alive comments. {@code POST /messages?sessionId=...} hands
@@ -54,7 +55,7 @@ public final class LegacySseEndpoint {
       return;
     }
     session.log.info("started " + config.child().argv().getFirst() + " (pid " + session.child().pid()
-        + ") for an HTTP+SSE client");
+        + ")" + session.warmNote() + " for an HTTP+SSE client");
     request.addIdleTimeoutListener(timeout -> false); // keep-alives, not the idle timeout, govern
     byte[] endpoint = (config.pathPrefix() + config.messagesPath() + "?sessionId=" + session.id).getBytes(StandardCharsets.UTF_8);
     IOException failure = null;

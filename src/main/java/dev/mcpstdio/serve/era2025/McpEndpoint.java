@@ -173,7 +173,7 @@ public final class McpEndpoint {
           "session limit reached (" + config.maxSessions() + ")");
       return;
     }
-    session.log.info("started " + config.child().argv().getFirst() + " (pid " + session.child().pid() + ")");
+    session.log.info("started " + config.child().argv().getFirst() + " (pid " + session.child().pid() + ")" + session.warmNote());
     response.getHeaders().put(SESSION_HEADER, session.id);
     Exchange.Outcome outcome = call(session, init, acceptsStream(request), request, response, callback);
     if (!(outcome instanceof Exchange.Outcome.Answered answered)) {

@@ -36,6 +36,15 @@ import java.util.concurrent.TimeoutException;
  * flight fails with 503 and the exit reason), {@link #end} ends it for good, {@link #closeChild}
  * runs the child's shutdown ladder. The child is a {@link Child}, so the routing can be driven
  * without spawning a process.
+ *
+ * <p>A session exists from its child's spawn on, and is that child's listener from the first byte:
+ * its id, public id, log tag, workspace and callback credentials are chosen before the child
+ * starts. Its client arrives at once ({@link #clientArrived}, right after the spawn) or later, when
+ * the child was spawned ahead of need ({@link WarmSessions}); either way what the child writes
+ * before its client's {@code initialize} meets the rules and bounds it would meet later (a
+ * notification waits in the GET stream's bounded backlog, an answer no request waits for is
+ * dropped and logged, a callback waits in the registry, an exit leaves the session dead), so
+ * nothing is lost in between and nothing needs replaying.
  */
 public final class Session implements ChildProcess.Listener {
 
@@ -49,8 +58,11 @@ public final class Session implements ChildProcess.Listener {
    * that no way of writing buys the child more log than {@code --child-stderr-rate}.
    */
   final ChildLog childLog;
-  /** HTTP+SSE (2024-11-05): every message from the child, answers included, goes to the one stream. */
-  final boolean oneStream;
+  /**
+   * HTTP+SSE (2024-11-05): every message from the child, answers included, goes to the one stream.
+   * Set by {@link #clientArrived}, before the session is listed where requests find it.
+   */
+  volatile boolean oneStream;
   /** The secrets of this session the log must never show (channel token, handed-off credentials). */
   final SessionSecrets secrets;
   final CallbackElicitations elicitations;
@@ -62,23 +74,25 @@ public final class Session implements ChildProcess.Listener {
   private final SessionCallbacks callbacks;
   private volatile Child child;
   private volatile SessionWorkspace workspace;
+  /** When the session was made, its child spawned right after ({@link System#nanoTime}). */
+  private final long bornNanos = System.nanoTime();
+  /** How long its child waited for the client, when it was spawned ahead of need; -1 otherwise. */
+  private volatile long waitedNanos = -1;
 
   /**
    * @param queuedBytes the gateway-wide allowance for messages waiting for slow clients
    * @param exitWait how long to wait for the child's exit code once its stdout has closed
    * @param backendTimeout how long a request waits for the child's answer
    */
-  Session(String id, ChildLog childLog, boolean oneStream, ByteBudget queuedBytes, Duration exitWait,
-      Duration backendTimeout) {
+  Session(String id, ChildLog childLog, ByteBudget queuedBytes, Duration exitWait, Duration backendTimeout) {
     this.id = id;
     this.childLog = childLog;
     this.log = childLog.log();
     this.secrets = new SessionSecrets(log.redactor());
-    this.oneStream = oneStream;
     this.exitWait = exitWait;
     this.exchanges = new ExchangeTable(life, queuedBytes, backendTimeout);
     this.getStream = new SessionGetStream(life, childLog, queuedBytes);
-    this.router = new ChildOutputRouter(exchanges, getStream, childLog, oneStream);
+    this.router = new ChildOutputRouter(exchanges, getStream, childLog);
     this.callbacks = new SessionCallbacks(id, life, childLog, router, getStream);
     this.elicitations = callbacks.elicitations;
   }
@@ -90,6 +104,36 @@ public final class Session implements ChildProcess.Listener {
 
   SessionWorkspace workspace() {
     return workspace;
+  }
+
+  /**
+   * The session's client: which transport it came by ({@code oneStream}: HTTP+SSE, 2024-11-05) and,
+   * on Streamable HTTP, its {@code initialize} (what it can be asked). Called once, before the
+   * session is listed and before anything is sent to its child; its idle time counts from here.
+   */
+  void clientArrived(boolean oneStream, JsonRpcMessage.Request initialize) {
+    this.oneStream = oneStream;
+    router.oneStream(oneStream);
+    if (initialize != null) {
+      elicitations.clientCapabilities(initialize);
+    }
+    life.touch();
+  }
+
+  /** Its child was spawned ahead of need and waited this long for the client now arriving. */
+  void takenWarm() {
+    waitedNanos = System.nanoTime() - bornNanos;
+  }
+
+  /** For the log line of the session's start: how long its child waited for it, when it was warm. */
+  String warmNote() {
+    long waited = waitedNanos;
+    return waited < 0 ? "" : ", " + waited / 1_000_000 + " ms ahead of need";
+  }
+
+  /** When the session was made ({@link System#nanoTime}). */
+  long bornNanos() {
+    return bornNanos;
   }
 
   private static byte[] randomBytes() {

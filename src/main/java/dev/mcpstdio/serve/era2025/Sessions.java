@@ -21,13 +21,19 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The live sessions: creation under the {@code --max-sessions} cap, look-up by id, ending, the idle
- * reaper, and shutdown.
+ * reaper, and shutdown; and, with {@code --warm N}, the sessions whose children wait spawned for
+ * their clients ({@link WarmSessions}), which a new session takes before it spawns one.
  *
  * <p>Session ids are 128 random bits from a CSPRNG, hex-encoded (visible ASCII, as the spec
  * requires). A session whose child died stays listed until a request learns of it (503) or the
  * reaper's next pass, then it is gone (404). Children are closed on threads of their own so a
  * wedged child never stalls a request or the reaper; shutdown waits for all of them, bounded by
  * the ladder.
+ *
+ * <p>A session is made, its id chosen and its child spawned, in one place ({@link #spawn}), whether
+ * its client is there already or the session waits warm for one; a slot is taken, and the
+ * session listed, only when its client arrives ({@link #create}). Warm sessions are extra
+ * processes beside the slots: at most {@code maxSessions + warm} session children at once.
  */
 public final class Sessions {
 
@@ -47,6 +53,8 @@ public final class Sessions {
   /** Failed child starts: a client can cause one per initialize while the process is out of fds. */
   private final RepeatedFailures startFailures;
   private dev.mcpstdio.host.CallbackChannel callbackChannel; // started with the first session, guarded by this
+  /** Sessions spawned ahead of their clients; inert without {@code --warm}. */
+  private final WarmSessions warm;
   private volatile boolean shuttingDown;
 
   public Sessions(ServeConfig config, Log log) {
@@ -57,6 +65,13 @@ public final class Sessions {
     this.reaper = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("session-reaper").factory());
     long period = reapPeriod(config.sessionIdleTtl()).toMillis();
     reaper.scheduleWithFixedDelay(this::reap, period, period, TimeUnit.MILLISECONDS);
+    this.warm = new WarmSessions(config.warm(), config.child().argv().getFirst(), config.sessionIdleTtl(), () -> spawn(null),
+        this::retire, new StartPacing(Runtime.getRuntime().availableProcessors(), StartPacing.PROCESS_CPU), log);
+  }
+
+  /** Starts spawning the warm sessions' children (with {@code --warm}), once the gateway listens. */
+  public void start() {
+    warm.start();
   }
 
   /** Half the idle TTL, between one second and one minute; a minute without a TTL. */
@@ -76,32 +91,71 @@ public final class Sessions {
     return slots.availablePermits() == 0;
   }
 
-  /** A new session with a freshly spawned child, or null when the cap is reached or shutting down. */
-  Session create() throws IOException {
-    return create(false, null);
-  }
-
-  /** A new Streamable HTTP session for this initialize (its capabilities known before the child starts). */
-  Session create(dev.mcpstdio.jsonrpc.JsonRpcMessage.Request initialize) throws IOException {
+  /**
+   * A new Streamable HTTP session for this initialize (its capabilities known before its child is
+   * sent anything), or null when the cap is reached or the gateway is shutting down.
+   */
+  Session create(dev.mcpstdio.jsonrpc.JsonRpcMessage.Request initialize) throws IOException, InterruptedException {
     return create(false, initialize);
   }
 
   /**
    * A new session; {@code oneStream} for the legacy HTTP+SSE transport, where every message from
-   * the child travels on the session's one event stream. A child that cannot be started is logged
-   * here, as {@link RepeatedFailures} (one line, the first of its message; repeats counted in at
-   * most one line per interval), and the caller answers its client.
+   * the child travels on the session's one event stream. Its child is a warm one when one waits
+   * (with {@code --warm}), else it is spawned now. A child that cannot be started is logged in
+   * {@link #spawn}, and the caller answers its client.
    */
-  Session create(boolean oneStream, dev.mcpstdio.jsonrpc.JsonRpcMessage.Request initialize) throws IOException {
+  Session create(boolean oneStream, dev.mcpstdio.jsonrpc.JsonRpcMessage.Request initialize)
+      throws IOException, InterruptedException {
     if (shuttingDown || !slots.tryAcquire()) {
       return null;
     }
+    Session session;
+    try {
+      session = warm.take();
+    } catch (InterruptedException e) {
+      slots.release();
+      throw e;
+    }
+    if (session != null) {
+      session.takenWarm();
+      session.clientArrived(oneStream, initialize);
+    } else {
+      try {
+        session = spawn(new Arrival(oneStream, initialize));
+      } catch (IOException e) {
+        slots.release();
+        throw e;
+      }
+    }
+    byId.put(session.id, session);
+    if (shuttingDown) { // shutdown swept the map between the check above and the put
+      end(session, "the gateway is shutting down");
+      return null;
+    }
+    return session;
+  }
+
+  /** A client arriving for a session: {@link Session#clientArrived}'s arguments. */
+  private record Arrival(boolean oneStream, dev.mcpstdio.jsonrpc.JsonRpcMessage.Request initialize) {}
+
+  /**
+   * A session with a freshly spawned child, neither listed nor holding a slot: its id and public
+   * id, its log, workspace, argv and callback credentials are chosen here, before the child starts.
+   * {@code arrival} is its client when it is there already (told before the spawn), null for a
+   * session spawned ahead of need. A child that cannot be started is logged here, as {@link
+   * RepeatedFailures} (one line, the first of its message; repeats counted in at most one line per
+   * interval).
+   */
+  private Session spawn(Arrival arrival) throws IOException {
     byte[] raw = new byte[16];
     RANDOM.nextBytes(raw);
     String id = HexFormat.of().formatHex(raw);
     ChildLog childLog = new ChildLog(log.tagged("session " + Session.shortId(id)), config.launch().stderrLimit());
-    Session session = new Session(id, childLog, oneStream, queuedBytes, config.ladder().afterStdinClosed(),
-        config.backendTimeout());
+    Session session = new Session(id, childLog, queuedBytes, config.ladder().afterStdinClosed(), config.backendTimeout());
+    if (arrival != null) {
+      session.clientArrived(arrival.oneStream(), arrival.initialize());
+    }
     SessionWorkspace.Launched launched = null;
     dev.mcpstdio.host.CallbackChannel.Credentials credentials = null;
     try {
@@ -113,14 +167,10 @@ public final class Sessions {
       credentials = channel().register(session.publicId, registry, session::onCallback);
       session.secrets.add(credentials.token());
       session.callbacks(registry, callbackEvents);
-      if (initialize != null) {
-        session.elicitations.clientCapabilities(initialize);
-      }
       session.attach(ChildProcess.start(launched.child().with(credentials.env()), config.maxMessageSize(),
           childLog, config.ladder(), session), launched.workspace());
     } catch (IOException | RuntimeException e) {
       startFailures.failed("could not start " + config.child().argv().getFirst() + ": " + e.getMessage());
-      slots.release();
       if (launched != null) {
         removeQuietly(launched.workspace(), session);
       }
@@ -131,11 +181,6 @@ public final class Sessions {
       throw e instanceof IOException io ? io : new IOException(e.getMessage(), e);
     }
     startFailures.succeeded("started a child again");
-    byId.put(id, session);
-    if (shuttingDown) { // shutdown swept the map between the check above and the put
-      end(session, "the gateway is shutting down");
-      return null;
-    }
     return session;
   }
 
@@ -167,6 +212,15 @@ public final class Sessions {
       return;
     }
     slots.release();
+    retire(session, reason);
+  }
+
+  /**
+   * Ends a session that is not listed (any more): one {@link #end} took out of the map, or a warm
+   * one that no client took. Its callbacks, secrets and watchers go, and its child is closed and
+   * its workspace removed in the background.
+   */
+  private void retire(Session session, String reason) {
     session.end(reason);
     dev.mcpstdio.host.CallbackChannel c = callbackChannel;
     if (c != null) {
@@ -174,10 +228,15 @@ public final class Sessions {
     }
     callbackEvents.sessionEnded(session.id);
     session.secrets.forget();
-    closers.execute(() -> {
+    Runnable close = () -> {
       session.closeChild();
       removeQuietly(session.workspace(), session);
-    });
+    };
+    try {
+      closers.execute(close);
+    } catch (java.util.concurrent.RejectedExecutionException e) { // shutdown is past its wait: a late spawn
+      Thread.ofVirtual().name("close-late").start(close);
+    }
   }
 
   private static void removeQuietly(SessionWorkspace workspace, Session session) {
@@ -193,6 +252,7 @@ public final class Sessions {
 
   private void reap() {
     try {
+      warm.wake(); // a warm child that closed its stdout but lives on gives no exit to wake it
       Duration ttl = config.sessionIdleTtl();
       for (Session s : byId.values()) {
         s.pruneLingering();
@@ -214,6 +274,7 @@ public final class Sessions {
     callbackEvents.close();
     reaper.shutdownNow();
     reaper.awaitTermination(5, TimeUnit.SECONDS);
+    warm.close(); // its children go to the closers too, before they stop taking work
     for (Session s : List.copyOf(byId.values())) {
       end(s, "the gateway is shutting down");
     }

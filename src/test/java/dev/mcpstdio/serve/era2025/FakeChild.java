@@ -19,10 +19,12 @@ final class FakeChild implements Child {
   final List<String> triedSent = new CopyOnWriteArrayList<>();
   final CompletableFuture<Integer> exit = new CompletableFuture<>();
   volatile boolean closed;
+  /** The pid it reports (a test may name a real process, for what reads one). */
+  volatile long pid = 4711;
 
   @Override
   public long pid() {
-    return 4711;
+    return pid;
   }
 
   @Override

@@ -33,8 +33,9 @@ class SessionRoutingTest {
   private final FakeChild child = new FakeChild();
 
   private Session session(boolean oneStream) {
-    Session s = new Session("0123456789abcdef0123456789abcdef", childLog, oneStream, queued, Duration.ofSeconds(5),
+    Session s = new Session("0123456789abcdef0123456789abcdef", childLog, queued, Duration.ofSeconds(5),
         Duration.ofSeconds(30));
+    s.clientArrived(oneStream, null);
     s.attach(child, null);
     return s;
   }
