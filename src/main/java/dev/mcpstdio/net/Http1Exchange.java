@@ -71,18 +71,7 @@ final class Http1Exchange<T> {
     }
     aborted = why;
     body.abort();
-    Socket s = opening;
-    if (s != null) {
-      try {
-        s.close();
-      } catch (IOException ignored) {
-        // closed is what we want
-      }
-    }
-    Http1Connection c = connection;
-    if (c != null) {
-      c.close();
-    }
+    close();
   }
 
   void run() {
@@ -123,6 +112,7 @@ final class Http1Exchange<T> {
     client.ended(this);
   }
 
+  /** Closes the connection, or the socket still connecting; from any thread. */
   private void close() {
     Http1Connection c = connection;
     if (c != null) {
