@@ -109,15 +109,19 @@ class WarmSessionsTest {
   void takesThatNeverPauseDeferTheRefillASecondAtMost() throws Exception {
     WarmSessions warm = pool(2);
     Await.until("two warm sessions", () -> warm.waiting() == 2);
-    // Clients one after another, as fast as takes return. A loaded machine may still leave a
-    // gap of REFILL_LULL between two of them, which allows the refill at once: so the gaps are
-    // measured, and the refill must have waited for the deferral or for such a gap.
+    // A client every few milliseconds (Await's polls, at most 20 ms apart). A loaded machine may
+    // still leave a gap of REFILL_LULL between two of them, which allows the refill at once: so
+    // the gaps are measured, and the refill must have waited for the deferral or for such a gap.
     List<Long> takes = new ArrayList<>();
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-    while (spawned.size() <= 2 && System.nanoTime() < deadline) {
-      takes.add(System.nanoTime());
-      warm.take();
-    }
+    Await.until("a refill while clients keep coming", Duration.ofSeconds(20), () -> {
+      try {
+        takes.add(System.nanoTime());
+        warm.take();
+      } catch (InterruptedException e) {
+        throw new AssertionError(e);
+      }
+      return spawned.size() > 2;
+    });
     assertThat(spawned.size()).as("a refill while clients keep coming").isGreaterThan(2);
     long refillAt = spawned.get(2).atNanos();
     long firstTake = takes.getFirst();
