@@ -45,7 +45,8 @@ final class TrainCommand {
               log,
               new PrintWriter(new StringWriter()));
       RelayConfig config = parsed.config();
-      CountDownLatch answers = new CountDownLatch(5);
+      // initialize, tools/list, the call's progress and its answer, ping, the parse error: 6 lines
+      CountDownLatch answers = new CountDownLatch(6);
       OutputStream out =
           new OutputStream() {
             @Override
@@ -66,8 +67,9 @@ final class TrainCommand {
               "not json",
               "");
       InputStream stdin = new HoldOpen(script.getBytes(StandardCharsets.UTF_8), answers);
-      Main.relay(config, new StdoutWire(out), log, env, stdin); // ends at the script's end of input
-      return ExitCodes.OK;
+      int code = Main.relay(config, new StdoutWire(out), log, env, stdin); // ends at the script's end of input
+      // A training cut short (a signal, an answer missing) must not be stamped as a good cache.
+      return code == ExitCodes.OK && answers.getCount() == 0 ? ExitCodes.OK : ExitCodes.FAILURE;
     } catch (UsageException e) {
       throw new IllegalStateException(e);
     } finally {

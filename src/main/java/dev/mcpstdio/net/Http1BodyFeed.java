@@ -19,6 +19,7 @@ final class Http1BodyFeed implements Flow.Subscription {
   private long demand; // guarded by lock
   private boolean cancelled; // guarded by lock
   private Throwable misuse; // a non-positive request (Reactive Streams rule 3.9); guarded by lock
+  private java.io.IOException aborted; // the exchange was given up; guarded by lock
 
   Http1BodyFeed(Runnable onCancel) {
     this.onCancel = onCancel;
@@ -54,20 +55,37 @@ final class Http1BodyFeed implements Flow.Subscription {
     onCancel.run();
   }
 
+  /** The exchange was given up: a read waiting for demand ends with {@code why}. */
+  void abort(java.io.IOException why) {
+    lock.lock();
+    try {
+      if (aborted == null) {
+        aborted = why;
+      }
+      changed.signal();
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /**
    * Waits until the subscriber wants one more piece, and takes it from the demand.
    *
    * @return false when the subscription was cancelled
    * @throws IllegalArgumentException when the subscriber made a non-positive request
+   * @throws java.io.IOException when the exchange was given up ({@link #abort})
    */
-  boolean awaitDemand() throws InterruptedException {
+  boolean awaitDemand() throws InterruptedException, java.io.IOException {
     lock.lock();
     try {
-      while (demand == 0 && !cancelled && misuse == null) {
+      while (demand == 0 && !cancelled && misuse == null && aborted == null) {
         changed.await();
       }
       if (cancelled) {
         return false;
+      }
+      if (aborted != null) {
+        throw aborted;
       }
       if (misuse != null) {
         throw (IllegalArgumentException) misuse;

@@ -22,6 +22,8 @@ final class Http1Connection {
 
   final Http1Route route;
   private final Socket socket;
+  /** The TCP socket under it (the same one for plain HTTP): what {@link #close} closes. */
+  private final Socket raw;
   private final InputStream in;
   private final OutputStream out;
   private final byte[] buffer = new byte[BUFFER];
@@ -36,9 +38,10 @@ final class Http1Connection {
   /** Watches the connection while it waits in the pool (set by the pool, under its hand-over). */
   IdleWatchdog idleWatch;
 
-  Http1Connection(Http1Route route, Socket socket) throws IOException {
+  Http1Connection(Http1Route route, Socket socket, Socket raw) throws IOException {
     this.route = route;
     this.socket = socket;
+    this.raw = raw;
     this.in = socket.getInputStream();
     this.out = socket.getOutputStream();
   }
@@ -55,12 +58,27 @@ final class Http1Connection {
     return closed;
   }
 
+  /**
+   * Closes the TCP socket itself, never through TLS: an {@code SSLSocket}'s close waits, without a
+   * bound, for the lock a write blocked on a full send buffer holds, to send its close_notify; the
+   * TCP close ends that write and any read at once. (The peer sees the connection end without a
+   * close_notify, which HTTP/1.1 with framed bodies tolerates.)
+   */
   void close() {
     closed = true;
     try {
-      socket.close();
+      raw.close();
     } catch (IOException ignored) {
       // closing is all that is left to do
+    }
+  }
+
+  /** Whether the peer sent bytes while the connection was idle (it is then out of step: not reused). */
+  boolean strayBytes() {
+    try {
+      return position < limit || in.available() > 0;
+    } catch (IOException e) {
+      return true;
     }
   }
 

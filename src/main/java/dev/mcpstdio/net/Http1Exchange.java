@@ -18,6 +18,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSession;
@@ -45,8 +47,16 @@ final class Http1Exchange<T> {
   final Future future = new Future();
   private final Http1RequestBody body = new Http1RequestBody();
   private volatile Socket opening; // the socket while it connects, for abort
-  private volatile Http1Connection connection;
-  private volatile IOException aborted; // why the exchange was given up, once it was
+  /**
+   * The connection while this exchange owns it: cleared when it goes back to the pool (or is
+   * closed), so that an abort that comes later (a cancel as the answer arrives, a subscriber that
+   * cancels after the body ended) can never close a connection another exchange has taken.
+   */
+  private final AtomicReference<Http1Connection> owned = new AtomicReference<>();
+  private final AtomicReference<IOException> aborted = new AtomicReference<>(); // why it was given up
+  /** 0 waiting for the response head, 1 the head came, 2 the request deadline passed first. */
+  private final AtomicInteger phase = new AtomicInteger();
+  private volatile Http1BodyFeed feed; // once the body is being read
 
   Http1Exchange(Http1Client client, HttpRequest request, HttpResponse.BodyHandler<T> handler) {
     this.client = client;
@@ -59,43 +69,56 @@ final class Http1Exchange<T> {
     @Override
     public boolean cancel(boolean mayInterruptIfRunning) {
       boolean cancelled = super.cancel(mayInterruptIfRunning);
-      abort(new IOException("the request was cancelled"));
+      if (cancelled) { // a response already complete is left alone, as the JDK's client does
+        abort(new IOException("the request was cancelled"));
+      }
       return cancelled;
     }
   }
 
   /** Gives the exchange up: its socket is closed, which ends whatever it is blocked in. */
   void abort(IOException why) {
-    if (aborted != null) {
+    if (!aborted.compareAndSet(null, why)) {
       return;
     }
-    aborted = why;
     body.abort();
+    Http1BodyFeed f = feed;
+    if (f != null) {
+      f.abort(why); // wakes a read waiting for the subscriber's demand
+    }
     close();
   }
 
   void run() {
-    Optional<Duration> timeout = request.timeout();
-    IdleWatchdog deadline = timeout.isEmpty() ? null
-        : client.sweeper().watch(timeout.get(), () -> abort(new HttpTimeoutException("request timed out")));
-    if (deadline != null) {
-      deadline.start();
-    }
+    IdleWatchdog deadline = null;
     Http1Head head;
     Http1Body framing;
     try {
+      Optional<Duration> timeout = request.timeout();
+      if (timeout.isPresent()) {
+        deadline = client.sweeper().watch(timeout.get(), () -> {
+          if (phase.compareAndSet(0, 2)) { // only while the head is awaited: never a body on time
+            abort(new HttpTimeoutException("request timed out"));
+          }
+        });
+        deadline.start();
+      }
       Http1Route route = Http1Route.of(request.uri(), client.proxyFor(request.uri()));
       Http1Connection c = client.pool.take(route);
       if (c == null) {
         c = connect(route);
       }
-      connection = c;
-      if (aborted != null) {
-        throw aborted;
+      owned.set(c);
+      IOException why = aborted.get();
+      if (why != null) {
+        throw why;
       }
       writeRequest(c, route);
       head = readHead(c);
       framing = Http1Body.of(head, request.method());
+      if (!phase.compareAndSet(0, 1)) { // the deadline passed as the head came
+        throw new HttpTimeoutException("request timed out");
+      }
     } catch (Throwable t) {
       if (deadline != null) {
         deadline.stop();
@@ -114,7 +137,7 @@ final class Http1Exchange<T> {
 
   /** Closes the connection, or the socket still connecting; from any thread. */
   private void close() {
-    Http1Connection c = connection;
+    Http1Connection c = owned.getAndSet(null);
     if (c != null) {
       c.close();
     }
@@ -130,7 +153,7 @@ final class Http1Exchange<T> {
 
   /** What the caller sees of {@code t}: the reason of an abort rather than the closed socket it caused. */
   private Throwable failure(Throwable t) {
-    IOException why = aborted;
+    IOException why = aborted.get();
     if (why != null && t != why) {
       why.addSuppressed(t);
       return why;
@@ -144,12 +167,17 @@ final class Http1Exchange<T> {
     Socket socket = new Socket();
     opening = socket;
     try {
-      if (aborted != null) {
-        throw aborted;
+      IOException why = aborted.get();
+      if (why != null) {
+        throw why;
       }
       socket.setTcpNoDelay(true);
       if (client.tcpKeepAlive) {
-        TcpKeepAlive.configure(socket);
+        try {
+          TcpKeepAlive.configure(socket);
+        } catch (IOException | UnsupportedOperationException e) {
+          // the OS refuses the option: the connection works without it, only a dead peer is noticed later
+        }
       }
       String host = route.proxy() != null ? route.proxy().getHostString() : route.host();
       int port = route.proxy() != null ? route.proxy().getPort() : route.port();
@@ -164,7 +192,7 @@ final class Http1Exchange<T> {
         throw connectTimeout(e);
       }
       if (!route.tls()) {
-        return new Http1Connection(route, socket);
+        return new Http1Connection(route, socket, socket);
       }
       socket.setSoTimeout(connectMillis);
       try {
@@ -185,7 +213,7 @@ final class Http1Exchange<T> {
         tls.setSSLParameters(parameters);
         tls.startHandshake();
         tls.setSoTimeout(0);
-        return new Http1Connection(route, tls);
+        return new Http1Connection(route, tls, socket);
       } catch (SocketTimeoutException e) {
         throw connectTimeout(e);
       }
@@ -205,7 +233,7 @@ final class Http1Exchange<T> {
 
   /** Opens a CONNECT tunnel through the route's proxy on {@code socket}. */
   private void tunnel(Socket socket, Http1Route route) throws IOException {
-    Http1Connection plain = new Http1Connection(route, socket);
+    Http1Connection plain = new Http1Connection(route, socket, socket);
     StringBuilder head = new StringBuilder(128)
         .append("CONNECT ").append(route.authority()).append(" HTTP/1.1\r\nHost: ").append(route.authority()).append("\r\n");
     String authorization = client.proxyAuthorization(route.proxy());
@@ -307,16 +335,24 @@ final class Http1Exchange<T> {
   // ---- the response body
 
   private void readBody(Http1Head head, Http1Body framing) {
-    Http1Connection c = connection;
+    Http1Connection c = owned.get();
+    if (c == null) { // aborted as the head came
+      future.completeExceptionally(failure(new IOException("the exchange was given up")));
+      return;
+    }
     HttpResponse.BodySubscriber<T> subscriber;
     try {
       subscriber = handler.apply(head);
     } catch (Throwable t) {
-      c.close();
+      close();
       future.completeExceptionally(t);
       return;
     }
     Http1BodyFeed feed = new Http1BodyFeed(() -> abort(new IOException("the response body was cancelled")));
+    this.feed = feed;
+    if (aborted.get() != null) {
+      feed.abort(aborted.get());
+    }
     SSLSession session = c.sslSession();
     subscriber.getBody().whenComplete((value, error) -> {
       if (error != null) {
@@ -326,27 +362,35 @@ final class Http1Exchange<T> {
       }
     });
     subscriber.onSubscribe(feed);
+    boolean completed = false;
     try {
       while (true) {
         if (!feed.awaitDemand()) {
-          c.close(); // the subscriber wants no more of it: the rest is not read
+          close(); // the subscriber wants no more of it: the rest is not read
           return;
         }
         byte[] piece = framing.next(c);
         if (piece == null) {
-          if (framing.delimited() && head.keepsConnection() && aborted == null) {
+          // Given back (or closed) before the subscriber hears of the end: its onComplete may
+          // start the next request, which should find the connection idle.
+          if (framing.delimited() && head.keepsConnection() && owned.compareAndSet(c, null)) {
             client.pool.release(c, idleLimitNanos(head));
           } else {
-            c.close();
+            close();
           }
+          completed = true;
           subscriber.onComplete();
           return;
         }
         subscriber.onNext(List.of(ByteBuffer.wrap(piece)));
       }
     } catch (Throwable t) {
-      c.close();
+      close();
       Throwable why = failure(t);
+      if (completed) { // the subscriber's own onComplete failed: it has had its last signal
+        future.completeExceptionally(why);
+        return;
+      }
       if (!feed.cancelled()) {
         subscriber.onError(why);
       }

@@ -99,6 +99,9 @@ record Http1Head(int statusCode, HttpHeaders headers, boolean http11) implements
 
   /** Whether the connection may carry another exchange after this response's body. */
   boolean keepsConnection() {
+    if (headers.firstValue("transfer-encoding").isPresent() && headers.firstValue("content-length").isPresent()) {
+      return false; // RFC 9112 6.3: framing in doubt, the connection is not reused
+    }
     for (String value : headers.allValues("connection")) {
       for (String option : value.split(",")) {
         String o = option.strip();

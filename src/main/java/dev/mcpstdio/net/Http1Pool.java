@@ -42,6 +42,9 @@ final class Http1Pool {
         if (now - c.idleSince >= c.idleLimitNanos || c.isClosed()) {
           it.remove();
           expired.add(c);
+        } else if (found == null && c.route.equals(route) && c.strayBytes()) {
+          it.remove();
+          expired.add(c);
         } else if (found == null && c.route.equals(route)) {
           it.remove();
           found = c;

@@ -60,7 +60,11 @@ public final class IdleWatchdog {
   }
 
   private void check(long now) {
-    if (stopped || now - lastActivity < timeoutNanos) {
+    if (stopped) {
+      sweeper.remove(this); // stopped while start() was adding it
+      return;
+    }
+    if (now - lastActivity < timeoutNanos) {
       return;
     }
     stopped = true;

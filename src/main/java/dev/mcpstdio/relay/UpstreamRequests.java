@@ -45,8 +45,7 @@ final class UpstreamRequests {
     this.url = config.url();
     this.readTimeout = config.readTimeout();
     this.pins = List.copyOf(config.headers());
-    this.version =
-        "https".equalsIgnoreCase(url.getScheme()) ? HttpClient.Version.HTTP_2 : HttpClient.Version.HTTP_1_1;
+    this.version = HttpClient.Version.HTTP_1_1; // what net.Http1Client speaks, http and https alike
     Map<String, String[]> base = new LinkedHashMap<>();
     put(base, "User-Agent", userAgent());
     put(base, "Accept-Encoding", "identity"); // bodies are size-bounded; a -H pin may opt in
