@@ -37,6 +37,13 @@ import javax.net.ssl.SSLParameters;
  * {@code Authenticator}'s challenge round trips (proxy credentials from the environment are sent
  * up front, to the proxy only), push promises, WebSockets.
  *
+ * <p>Known differences from the JDK's client, none of which the relay relies on: an idle pooled
+ * connection the server closed before {@link OutboundHttp#KEEPALIVE_SECONDS} is found out only when
+ * reused (bytes it sent while idle are noticed and keep it out), and a request fails after it was
+ * written as it did there; a request body is written whole before the response head is read (a
+ * server that answers early and stops reading shows as a write error); host names resolve on
+ * the exchange's thread, outside the request deadline.
+ *
  * <p>Bounds: connections idle in the pool ({@link Http1Pool}), a response head ({@link
  * Http1Head#MAX_BYTES}), a chunk-size line; the body is handed on piece by piece as the
  * subscriber asks for it, so what a body holds in memory is the subscriber's to bound. Exchanges

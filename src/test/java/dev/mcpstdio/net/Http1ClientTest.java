@@ -319,6 +319,61 @@ class Http1ClientTest {
   }
 
   @Test
+  void cancellingACompletedResponseLeavesItsPooledConnectionAlone() throws Exception {
+    ScriptedServer s = server(r -> bytes("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}"));
+    Http1Client client = client();
+    CompletableFuture<HttpResponse<String>> first = client.sendAsync(post(s.uri("/"), "{}"), HttpResponse.BodyHandlers.ofString());
+    assertThat(first.get(10, TimeUnit.SECONDS).body()).isEqualTo("{}");
+    assertThat(first.cancel(true)).isFalse(); // done: nothing to cancel, nothing closed
+    assertThat(client.send(post(s.uri("/"), "{}"), HttpResponse.BodyHandlers.ofString()).body()).isEqualTo("{}");
+    assertThat(s.connections.get()).isEqualTo(1);
+    assertThat(s.closedByClient).isEmpty();
+  }
+
+  @Test
+  void shuttingDownEndsABodyWhoseSubscriberStoppedAsking() throws Exception {
+    ScriptedServer s = server(r -> bytes("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+        + "Transfer-Encoding: chunked\r\n\r\n6\r\ndata:\n\r\n"));
+    Http1Client client = client();
+    CompletableFuture<Throwable> ended = new CompletableFuture<>();
+    CountDownLatch first = new CountDownLatch(1);
+    HttpResponse.BodyHandler<Void> oneThenSilence = info -> new HttpResponse.BodySubscriber<>() {
+      private final CompletableFuture<Void> body = new CompletableFuture<>();
+
+      @Override
+      public java.util.concurrent.CompletionStage<Void> getBody() {
+        return body;
+      }
+
+      @Override
+      public void onSubscribe(java.util.concurrent.Flow.Subscription subscription) {
+        subscription.request(1); // and never again
+      }
+
+      @Override
+      public void onNext(List<java.nio.ByteBuffer> item) {
+        first.countDown();
+      }
+
+      @Override
+      public void onError(Throwable throwable) {
+        ended.complete(throwable);
+        body.completeExceptionally(throwable);
+      }
+
+      @Override
+      public void onComplete() {
+        body.complete(null);
+      }
+    };
+    CompletableFuture<HttpResponse<Void>> future = client.sendAsync(post(s.uri("/"), "{}"), oneThenSilence);
+    assertThat(first.await(10, TimeUnit.SECONDS)).isTrue();
+    client.shutdownNow();
+    assertThat(ended.get(10, TimeUnit.SECONDS)).hasMessageContaining("shut down");
+    assertThat(future).failsWithin(Duration.ofSeconds(10));
+  }
+
+  @Test
   void aGetCarriesNoBodyHeadersAndAnEmptyPostSaysItsLength() throws Exception {
     ScriptedServer s = server(r -> bytes("HTTP/1.1 204 No Content\r\n\r\n"));
     Http1Client client = client();
