@@ -76,29 +76,33 @@ final class Era2026Host implements Interceptor {
     if (message instanceof Request r && !session.hostInitialized() && !session.hostSpeaks2026() && speaks2026(r)) {
       session.hostSpeaks2026(true);
     }
-    return switch (message) {
-      case Notification n when "notifications/cancelled".equals(n.method()) -> cancel(n);
-      case Notification n when "notifications/initialized".equals(n.method()) && !session.hostSpeaks2026() -> {
+    // instanceof, not a pattern switch: this runs for every 2026-era call (HotPathBootstrapsTest)
+    if (message instanceof Notification n) {
+      if ("notifications/cancelled".equals(n.method())) {
+        return cancel(n);
+      }
+      if ("notifications/initialized".equals(n.method()) && !session.hostSpeaks2026()) {
         listens.hostInitialized();
-        yield new Outcome.Accepted(202, Outcome.NO_HEADERS);
-      }
-      case Notification n -> {
+      } else {
         log.debug(n.method() + " is not sent: a 2026-era server takes no notifications from the client");
-        yield new Outcome.Accepted(202, Outcome.NO_HEADERS);
       }
-      case Response r when bridge.answered(r) -> new Outcome.Accepted(202, Outcome.NO_HEADERS);
-      case Response r -> {
+      return new Outcome.Accepted(202, Outcome.NO_HEADERS);
+    }
+    if (message instanceof Response r) {
+      if (!bridge.answered(r)) {
         log.warn("an answer from the host (id " + r.id() + ") to a question no 2026-era server asked; dropped");
-        yield new Outcome.Accepted(202, Outcome.NO_HEADERS);
       }
-      case Request r when !session.hostSpeaks2026() && ANSWERED_HERE.contains(r.method()) -> answer(r, call);
-      case JsonRpcMessage.Batch b -> {
-        log.warn("a batch of " + b.members().size() + " messages from the host: the 2026 era has no batches; not sent");
-        yield Outcome.Failed.of(Outcome.Kind.INTERNAL,
-            "JSON-RPC batches do not exist in MCP 2026-07-28 (the server's era); send the messages one by one");
-      }
-      default -> chain.proceed(call);
-    };
+      return new Outcome.Accepted(202, Outcome.NO_HEADERS);
+    }
+    if (message instanceof Request r && !session.hostSpeaks2026() && ANSWERED_HERE.contains(r.method())) {
+      return answer(r, call);
+    }
+    if (message instanceof JsonRpcMessage.Batch b) {
+      log.warn("a batch of " + b.members().size() + " messages from the host: the 2026 era has no batches; not sent");
+      return Outcome.Failed.of(Outcome.Kind.INTERNAL,
+          "JSON-RPC batches do not exist in MCP 2026-07-28 (the server's era); send the messages one by one");
+    }
+    return chain.proceed(call);
   }
 
   /** A host that sends {@code server/discover}, or {@code _meta} with a protocol version, speaks 2026. */
