@@ -34,6 +34,19 @@ record Http1Route(boolean tls, String host, int port, InetSocketAddress proxy) {
     return new Http1Route(tls, host, port, through);
   }
 
+  // equals and hashCode written out: a record's own go through an invokedynamic (ObjectMethods)
+  // whose method handles are slow until compiled, and the pool compares routes on every request.
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof Http1Route r && tls == r.tls && port == r.port && host.equals(r.host)
+        && java.util.Objects.equals(proxy, r.proxy);
+  }
+
+  @Override
+  public int hashCode() {
+    return (host.hashCode() * 31 + port) * 31 + (tls ? 1 : 0) + (proxy == null ? 0 : proxy.hashCode());
+  }
+
   /** {@code host:port} always (a CONNECT request's target). */
   String authority() {
     return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port;
