@@ -1,5 +1,6 @@
 package dev.mcpstdio.serve;
 
+import dev.mcpstdio.testing.SyncBuffer;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.mcpstdio.serve.http.RepeatedFailures;
@@ -14,7 +15,7 @@ import org.junit.jupiter.api.Test;
 /** The acceptor's back-off: bounded pauses, and a log line per interval instead of a trace per failure. */
 class AcceptBackoffTest {
 
-  private final ServeHarness.SyncBuffer out = new ServeHarness.SyncBuffer();
+  private final SyncBuffer out = new SyncBuffer();
   private final AtomicLong now = new AtomicLong(1_000_000);
   private final AcceptBackoff backoff = new AcceptBackoff(new Log(out, Log.Level.DEBUG, new Redactor()), now::get);
   private final IOException exhausted = new IOException("Too many open files");

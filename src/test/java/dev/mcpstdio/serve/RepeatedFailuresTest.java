@@ -1,5 +1,6 @@
 package dev.mcpstdio.serve;
 
+import dev.mcpstdio.testing.SyncBuffer;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.mcpstdio.serve.http.RepeatedFailures;
@@ -12,7 +13,7 @@ import org.junit.jupiter.api.Test;
 /** One line per run of failures and per interval, each a single line whatever the failure's text. */
 class RepeatedFailuresTest {
 
-  private final ServeHarness.SyncBuffer out = new ServeHarness.SyncBuffer();
+  private final SyncBuffer out = new SyncBuffer();
   private final AtomicLong now = new AtomicLong(5_000);
   private final Log log = new Log(out, Log.Level.INFO, new Redactor());
   private final RepeatedFailures failures = new RepeatedFailures(log::error, log, now::get);

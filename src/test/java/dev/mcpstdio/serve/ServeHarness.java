@@ -1,17 +1,16 @@
 package dev.mcpstdio.serve;
 
+import dev.mcpstdio.testing.SyncBuffer;
 import dev.mcpstdio.process.ChildProcess;
 import dev.mcpstdio.process.ChildSpec;
 import dev.mcpstdio.stdio.Log;
 import dev.mcpstdio.stdio.Redactor;
 import dev.mcpstdio.testing.Await;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -196,24 +195,5 @@ final class ServeHarness implements AutoCloseable {
   @Override
   public void close() throws Exception {
     gateway.close();
-  }
-
-  /** A log sink safe to read while the gateway writes. */
-  static final class SyncBuffer extends java.io.OutputStream {
-    private final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-
-    @Override
-    public synchronized void write(int b) {
-      bytes.write(b);
-    }
-
-    @Override
-    public synchronized void write(byte[] b, int off, int len) {
-      bytes.write(b, off, len);
-    }
-
-    synchronized String text() {
-      return bytes.toString(StandardCharsets.UTF_8);
-    }
   }
 }

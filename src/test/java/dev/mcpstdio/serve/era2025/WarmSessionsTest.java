@@ -8,10 +8,8 @@ import dev.mcpstdio.serve.http.ByteBudget;
 import dev.mcpstdio.stdio.Log;
 import dev.mcpstdio.stdio.Redactor;
 import dev.mcpstdio.testing.Await;
-import java.io.ByteArrayOutputStream;
+import dev.mcpstdio.testing.SyncBuffer;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,7 +28,7 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class WarmSessionsTest {
 
-  private final SyncBytes logBytes = new SyncBytes();
+  private final SyncBuffer logBytes = new SyncBuffer();
   private final Log log = new Log(logBytes, Log.Level.DEBUG, new Redactor());
   private final ByteBudget queued = new ByteBudget(1 << 20);
   /** Every session spawned, in order, with its fake child and when it was spawned. */
@@ -254,24 +252,5 @@ class WarmSessionsTest {
     assertThat(warm.waiting()).isZero();
     assertThat(spawned).isEmpty();
     assertThat(warm.running()).isFalse();
-  }
-
-  /** A log sink safe to read while the warmer writes. */
-  private static final class SyncBytes extends OutputStream {
-    private final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-
-    @Override
-    public synchronized void write(int b) {
-      bytes.write(b);
-    }
-
-    @Override
-    public synchronized void write(byte[] b, int off, int len) {
-      bytes.write(b, off, len);
-    }
-
-    synchronized String text() {
-      return bytes.toString(StandardCharsets.UTF_8);
-    }
   }
 }
