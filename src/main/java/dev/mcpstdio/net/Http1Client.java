@@ -38,9 +38,8 @@ import javax.net.ssl.SSLParameters;
  * up front, to the proxy only), push promises, WebSockets.
  *
  * <p>Known differences from the JDK's client, none of which the relay relies on: an idle pooled
- * connection the server closed before {@link OutboundHttp#KEEPALIVE_SECONDS} is found out only when
- * reused (bytes it sent while idle are noticed and keep it out), and a request fails after it was
- * written as it did there; a request body is written whole before the response head is read (a
+ * connection the server closed is found out when it is taken again (after 100 ms idle a 1 ms read
+ * checks it, {@link Http1Pool}), not by a selector watching it while it waits; a request body is written whole before the response head is read (a
  * server that answers early and stops reading shows as a write error); host names resolve on
  * the exchange's thread, outside the request deadline.
  *

@@ -73,6 +73,33 @@ final class Http1Connection {
     }
   }
 
+  /**
+   * Whether the connection still works after waiting idle: the peer has neither closed it nor sent
+   * anything (bytes nobody asked for put it out of step). One read with a 1 ms timeout: a live,
+   * quiet connection times out, one the server closed reads its end. (The pool asks only after
+   * an idle pause of its own, so a burst of calls does not pay the millisecond.)
+   */
+  boolean stillOpen() {
+    if (position < limit) {
+      return false;
+    }
+    try {
+      socket.setSoTimeout(1);
+      in.read(buffer, 0, buffer.length);
+      return false; // it read its end, or bytes nobody asked for
+    } catch (java.net.SocketTimeoutException quiet) {
+      return true;
+    } catch (IOException e) {
+      return false;
+    } finally {
+      try {
+        socket.setSoTimeout(0);
+      } catch (IOException ignored) {
+        // a broken socket is found out by its next use
+      }
+    }
+  }
+
   /** Whether the peer sent bytes while the connection was idle (it is then out of step: not reused). */
   boolean strayBytes() {
     try {

@@ -45,7 +45,7 @@ final class Http1Exchange<T> {
   private final HttpRequest request;
   private final HttpResponse.BodyHandler<T> handler;
   final Future future = new Future();
-  private final Http1RequestBody body = new Http1RequestBody();
+  private volatile Http1RequestBody body = new Http1RequestBody(); // a new one per attempt
   private volatile Socket opening; // the socket while it connects, for abort
   /**
    * The connection while this exchange owns it: cleared when it goes back to the pool (or is
@@ -109,12 +109,7 @@ final class Http1Exchange<T> {
         c = connect(route);
       }
       owned.set(c);
-      IOException why = aborted.get();
-      if (why != null) {
-        throw why;
-      }
-      writeRequest(c, route);
-      head = readHead(c);
+      head = send(c, route);
       framing = Http1Body.of(head, request.method());
       if (!phase.compareAndSet(0, 1)) { // the deadline passed as the head came
         throw new HttpTimeoutException("request timed out");
@@ -307,14 +302,31 @@ final class Http1Exchange<T> {
     }
     c.write(head.append("\r\n").toString().getBytes(StandardCharsets.ISO_8859_1));
     if (publisher != null) {
-      body.write(publisher, c, chunked);
+      Http1RequestBody attempt = new Http1RequestBody(); // a publisher is subscribed anew for each attempt
+      body = attempt;
+      if (aborted.get() != null) {
+        attempt.abort();
+      }
+      attempt.write(publisher, c, chunked);
     }
     c.flush();
   }
 
-  private Http1Head readHead(Http1Connection c) throws IOException {
+  /** Writes the request and reads the response head on {@code c}. */
+  private Http1Head send(Http1Connection c, Http1Route route) throws IOException {
+    IOException why = aborted.get();
+    if (why != null) {
+      throw why;
+    }
+    writeRequest(c, route);
+    return readHead(c, null);
+  }
+
+  private Http1Head readHead(Http1Connection c, Http1Head first) throws IOException {
+    Http1Head next = first;
     while (true) {
-      Http1Head head = Http1Head.read(c);
+      Http1Head head = next != null ? next : Http1Head.read(c);
+      next = null;
       if (head == null) {
         throw new IOException("the server closed the connection without answering");
       }

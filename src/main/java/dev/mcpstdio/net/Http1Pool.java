@@ -16,7 +16,10 @@ import java.util.function.Supplier;
  * closing at that moment would fail a request after it was written, and a {@code tools/call} is
  * not safe to send twice). Each waits under an {@link IdleWatchdog} of its idle limit, which
  * closes it when the limit passes (up to one sweep late), so that none holds a file descriptor
- * long after its server gave up on it; a connection found expired when taken is closed too.
+ * long after its server gave up on it; a connection found expired when taken is closed too, and one
+ * that waited more than {@link #CHECK_AFTER_NANOS} is checked for an end the server sent before it
+ * is used (a request written on a connection the server had closed fails after it was sent, and a
+ * {@code tools/call} is not safe to send twice).
  */
 final class Http1Pool {
 
@@ -31,8 +34,21 @@ final class Http1Pool {
     this.sweeper = sweeper;
   }
 
+  /** Idle this long, a connection is checked before it is used again ({@link Http1Connection#stillOpen}). */
+  static final long CHECK_AFTER_NANOS = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(100);
+
   /** A live idle connection for {@code route}, taken out of the pool, or null. */
   Http1Connection take(Http1Route route) {
+    while (true) {
+      Http1Connection c = takeIdle(route);
+      if (c == null || System.nanoTime() - c.idleSince < CHECK_AFTER_NANOS || c.stillOpen()) {
+        return c;
+      }
+      c.close(); // the server closed it while it waited: try the next one
+    }
+  }
+
+  private Http1Connection takeIdle(Http1Route route) {
     List<Http1Connection> expired = new ArrayList<>(0);
     Http1Connection found = null;
     long now = System.nanoTime();

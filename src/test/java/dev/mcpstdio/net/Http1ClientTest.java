@@ -29,6 +29,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
+import dev.mcpstdio.testing.Await;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -85,8 +86,9 @@ class Http1ClientTest {
           }
           out.write(answer);
           out.flush();
-          if (new String(answer, StandardCharsets.ISO_8859_1).contains("Connection: close")) {
-            return;
+          String sent = new String(answer, StandardCharsets.ISO_8859_1);
+          if (sent.contains("Connection: close") || sent.contains("X-Then-Close: 1")) {
+            return; // (X-Then-Close: the server closes the connection afterwards without saying so)
           }
         }
       } catch (IOException | InterruptedException e) {
@@ -371,6 +373,19 @@ class Http1ClientTest {
     client.shutdownNow();
     assertThat(ended.get(10, TimeUnit.SECONDS)).hasMessageContaining("shut down");
     assertThat(future).failsWithin(Duration.ofSeconds(10));
+  }
+
+  @Test
+  void aConnectionTheServerClosedWhileItWaitedIsNotUsedAgain() throws Exception {
+    ScriptedServer s = server(r -> bytes("HTTP/1.1 200 OK\r\nX-Then-Close: 1\r\nContent-Length: 2\r\n\r\n{}"));
+    Http1Client client = client();
+    assertThat(client.send(post(s.uri("/"), "{}"), HttpResponse.BodyHandlers.ofString()).body()).isEqualTo("{}");
+    Await.until("the server closed its side", Duration.ofSeconds(10), () -> s.connections.get() == 1 && s.open.getFirst().isClosed());
+    long waited = System.nanoTime();
+    Await.until("the connection idle past the check", Duration.ofSeconds(10),
+        () -> System.nanoTime() - waited > Http1Pool.CHECK_AFTER_NANOS);
+    assertThat(client.send(post(s.uri("/"), "{}"), HttpResponse.BodyHandlers.ofString()).body()).isEqualTo("{}");
+    assertThat(s.connections.get()).isEqualTo(2);
   }
 
   @Test
