@@ -1,5 +1,6 @@
 package dev.mcpstdio.bench;
 
+import dev.mcpstdio.testing.Await;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -274,13 +275,43 @@ public final class ServeBenchmark {
 
   /** {@link #awaitWarm()} with {@code open} sessions open (their children counted too). */
   private void awaitWarm(int open) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    while (warm > 0 && children() != warm + open && System.nanoTime() < deadline) {
-      Thread.sleep(20); // a benchmark's poll; the children are counted in /proc
+    if (warm == 0) {
+      return;
     }
-    if (warm > 0) {
-      Thread.sleep(500); // and the last ones spawned have started (a Node child takes about 100 ms)
+    boundedly("the pool refilled", Duration.ofSeconds(30), () -> children() == warm + open);
+    // and the last ones spawned have started: their CPU time stands still (a Node child's start
+    // takes about 100 ms of it)
+    awaitQuiet("the warm children started", () -> childPids().toList(), Duration.ofMillis(100), Duration.ofSeconds(10));
+  }
+
+  /** Waits until {@code condition} holds, at most {@code timeout}; then the benchmark goes on and says so. */
+  private static void boundedly(String what, Duration timeout, java.util.function.BooleanSupplier condition) {
+    try {
+      Await.until(what, timeout, condition);
+    } catch (AssertionError e) {
+      System.err.println("[serve-bench] " + e.getMessage() + "; measuring anyway");
     }
+  }
+
+  /** Waits until the CPU time of {@code pids} has not moved for {@code quiet} (clock ticks are 10 ms), at most {@code timeout}. */
+  private static void awaitQuiet(String what, java.util.function.Supplier<List<Long>> pids, Duration quiet, Duration timeout) {
+    long[] last = {-1, System.nanoTime()}; // CPU ms seen last, and since when
+    boundedly(what, timeout, () -> {
+      long cpu = 0;
+      for (long pid : pids.get()) {
+        try {
+          cpu += CpuProbe.cpuMillis(pid);
+        } catch (Exception gone) {
+          // a process that ended takes no CPU
+        }
+      }
+      long now = System.nanoTime();
+      if (cpu != last[0]) {
+        last[0] = cpu;
+        last[1] = now;
+      }
+      return now - last[1] >= quiet.toNanos();
+    });
   }
 
   private Map<String, Step> steps() {
@@ -511,7 +542,8 @@ public final class ServeBenchmark {
           Samples init = new Samples();
           b.close(b.open(init));
           b.awaitWarm();
-          Thread.sleep(1000); // idle: the closed session's child gone, what the gateway keeps
+          // idle: the closed session's child gone, the gateway's CPU still for half a second
+          awaitQuiet("the gateway idle", () -> List.of(b.servePid), Duration.ofMillis(500), Duration.ofSeconds(10));
           f.get(2).add(b.rssKb("VmRSS") / 1024.0);
           b.close(b.open(init));
           f.get(1).add(init.values[0]);
@@ -605,8 +637,12 @@ public final class ServeBenchmark {
 
   /** The gateway's children now, its process-tree watchdog shell not counted. */
   private long children() {
-    return ProcessHandle.of(servePid).map(p -> p.children()
-        .filter(c -> !c.info().commandLine().orElse("").contains("mcp-stdio-watchdog")).count()).orElse(-1L);
+    return ProcessHandle.of(servePid).isPresent() ? childPids().count() : -1L;
+  }
+
+  private java.util.stream.Stream<Long> childPids() {
+    return ProcessHandle.of(servePid).stream().flatMap(ProcessHandle::children)
+        .filter(c -> !c.info().commandLine().orElse("").contains("mcp-stdio-watchdog")).map(ProcessHandle::pid);
   }
 
   private long rssKb(String field) throws IOException {
