@@ -17,6 +17,13 @@ sealed interface Http1Body {
   /** The next bytes of the body, or null at its end. */
   byte[] next(Http1Connection connection) throws IOException;
 
+  /**
+   * Whether the body is known to have ended without waiting on the socket: all of a fixed length
+   * read, or a chunked body's last chunk and empty trailers already in the connection's buffer
+   * (consumed then). False when only a further read can tell.
+   */
+  boolean ended(Http1Connection connection);
+
   /** Whether the connection, once the body ended, is positioned at the next response. */
   boolean delimited();
 
@@ -88,6 +95,11 @@ sealed interface Http1Body {
     }
 
     @Override
+    public boolean ended(Http1Connection connection) {
+      return remaining == 0;
+    }
+
+    @Override
     public boolean delimited() {
       return true;
     }
@@ -95,6 +107,8 @@ sealed interface Http1Body {
 
   /** The chunked transfer coding; trailers are read and dropped. */
   final class Chunked implements Http1Body {
+    /** A chunk's line end, the last chunk (size 0, no extensions) and no trailers: how bodies end. */
+    private static final byte[] LAST_CHUNK = "\r\n0\r\n\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
     private long remaining; // of the current chunk
     private boolean started;
     private boolean ended;
@@ -134,6 +148,14 @@ sealed interface Http1Body {
       return piece;
     }
 
+    @Override
+    public boolean ended(Http1Connection connection) {
+      if (!ended && started && remaining == 0 && connection.skipBuffered(LAST_CHUNK)) {
+        ended = true;
+      }
+      return ended;
+    }
+
     private static String line(Http1Connection connection) throws IOException {
       String line = connection.readLine(new int[1], MAX_CHUNK_LINE);
       if (line == null) {
@@ -163,6 +185,11 @@ sealed interface Http1Body {
 
   /** Everything until the server closes the connection. */
   final class UntilClose implements Http1Body {
+    @Override
+    public boolean ended(Http1Connection connection) {
+      return false;
+    }
+
     @Override
     public byte[] next(Http1Connection connection) throws IOException {
       return connection.readSome(Http1Connection.BUFFER);

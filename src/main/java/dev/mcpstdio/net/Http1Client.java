@@ -123,11 +123,12 @@ public final class Http1Client extends HttpClient {
   @Override
   public <T> CompletableFuture<HttpResponse<T>> sendAsync(HttpRequest request, HttpResponse.BodyHandler<T> handler) {
     Http1Exchange<T> exchange = new Http1Exchange<>(this, request, handler);
+    active.add(exchange); // before the check: a shutdownNow() after it finds this exchange to abort
     if (shutdown) {
+      active.remove(exchange);
       exchange.future.completeExceptionally(new IOException("the HTTP client is shut down"));
       return exchange.future;
     }
-    active.add(exchange);
     threads.newThread(exchange::run).start();
     return exchange.future;
   }

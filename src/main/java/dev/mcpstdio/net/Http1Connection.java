@@ -206,6 +206,18 @@ final class Http1Connection {
   }
 
   /**
+   * Consumes {@code bytes} if the buffer already holds exactly them next; never reads the socket.
+   * (Only the reading thread calls it, like every read here.)
+   */
+  boolean skipBuffered(byte[] bytes) {
+    if (limit - position < bytes.length || !java.util.Arrays.equals(buffer, position, position + bytes.length, bytes, 0, bytes.length)) {
+      return false;
+    }
+    position += bytes.length;
+    return true;
+  }
+
+  /**
    * A copy of the next bytes of the stream, at most {@code max} (at least one), exactly as many
    * as one read brought: the caller owns the array.
    *

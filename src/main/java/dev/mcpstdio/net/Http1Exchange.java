@@ -126,8 +126,11 @@ final class Http1Exchange<T> {
     if (deadline != null) {
       deadline.stop();
     }
-    readBody(head, framing);
-    client.ended(this);
+    try {
+      readBody(head, framing);
+    } finally {
+      client.ended(this);
+    }
   }
 
   /** Closes the connection, or the socket still connecting; from any thread. */
@@ -366,22 +369,30 @@ final class Http1Exchange<T> {
       feed.abort(aborted.get());
     }
     SSLSession session = c.sslSession();
-    subscriber.getBody().whenComplete((value, error) -> {
-      if (error != null) {
-        future.completeExceptionally(error);
-      } else {
-        future.complete(new Http1Response<>(head.statusCode(), request, head.headers(), value, session));
-      }
-    });
-    subscriber.onSubscribe(feed);
+    boolean subscribed = false;
     boolean completed = false;
     try {
-      while (true) {
-        if (!feed.awaitDemand()) {
-          close(); // the subscriber wants no more of it: the rest is not read
-          return;
+      subscriber.getBody().whenComplete((value, error) -> {
+        if (error != null) {
+          future.completeExceptionally(error);
+        } else {
+          future.complete(new Http1Response<>(head.statusCode(), request, head.headers(), value, session));
         }
-        byte[] piece = framing.next(c);
+      });
+      subscriber.onSubscribe(feed);
+      subscribed = true;
+      while (true) {
+        // The end is signalled without waiting for demand (Reactive Streams allows it, the JDK's
+        // client does it): a subscriber that paused still hears that the body is complete, and
+        // the connection goes back to the pool now rather than at its next request.
+        byte[] piece = null;
+        if (!framing.ended(c)) {
+          if (!feed.awaitDemand()) {
+            close(); // the subscriber wants no more of it: the rest is not read
+            return;
+          }
+          piece = framing.next(c);
+        }
         if (piece == null) {
           // Given back (or closed) before the subscriber hears of the end: its onComplete may
           // start the next request, which should find the connection idle.
@@ -403,8 +414,12 @@ final class Http1Exchange<T> {
         future.completeExceptionally(why);
         return;
       }
-      if (!feed.cancelled()) {
-        subscriber.onError(why);
+      if (subscribed && !feed.cancelled()) {
+        try {
+          subscriber.onError(why);
+        } catch (RuntimeException | Error ignored) {
+          // the subscriber's own failure; the future below carries the exchange's
+        }
       }
       future.completeExceptionally(why);
       if (t instanceof InterruptedException) {

@@ -410,4 +410,67 @@ class Http1ClientTest {
     assertThatThrownBy(f::get).isInstanceOf(ExecutionException.class).hasMessageContaining("shut down");
     assertThat(client.isTerminated()).isTrue();
   }
+
+  /** A subscriber that asks for one piece and never again, and records what it was told. */
+  private static class AsksOnce implements HttpResponse.BodySubscriber<Void> {
+    final CompletableFuture<Void> body = new CompletableFuture<>();
+    final AtomicInteger pieces = new AtomicInteger();
+
+    @Override
+    public java.util.concurrent.CompletionStage<Void> getBody() {
+      return body;
+    }
+
+    @Override
+    public void onSubscribe(java.util.concurrent.Flow.Subscription subscription) {
+      subscription.request(1);
+    }
+
+    @Override
+    public void onNext(List<java.nio.ByteBuffer> item) {
+      pieces.incrementAndGet();
+    }
+
+    @Override
+    public void onError(Throwable throwable) {
+      body.completeExceptionally(throwable);
+    }
+
+    @Override
+    public void onComplete() {
+      body.complete(null);
+    }
+  }
+
+  @Test
+  void theEndOfABodyIsSignalledWithoutFurtherDemandAndItsConnectionReused() throws Exception {
+    ScriptedServer s = server(r -> r.contains("/chunked")
+        ? bytes("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n")
+        : bytes("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}"));
+    Http1Client client = client();
+    for (String path : List.of("/fixed", "/chunked", "/fixed")) {
+      AsksOnce subscriber = new AsksOnce();
+      HttpResponse<Void> response = client.sendAsync(post(s.uri(path), "{}"), info -> subscriber).get(10, TimeUnit.SECONDS);
+      assertThat(response.statusCode()).isEqualTo(200);
+      assertThat(subscriber.pieces.get()).as(path).isEqualTo(1); // completed after its one piece, asking no more
+    }
+    assertThat(s.connections.get()).isEqualTo(1);
+  }
+
+  @Test
+  void aSubscriberThatThrowsOnSubscribeFailsItsExchangeAndLeavesNothingOpen() throws Exception {
+    ScriptedServer s = server(r -> bytes("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}"));
+    Http1Client client = client();
+    HttpResponse.BodyHandler<Void> broken = info -> new AsksOnce() {
+      @Override
+      public void onSubscribe(java.util.concurrent.Flow.Subscription subscription) {
+        throw new IllegalStateException("the subscriber broke");
+      }
+    };
+    CompletableFuture<HttpResponse<Void>> future = client.sendAsync(post(s.uri("/"), "{}"), broken);
+    assertThatThrownBy(() -> future.get(10, TimeUnit.SECONDS)).hasMessageContaining("the subscriber broke");
+    assertThat(s.closedByClient.poll(10, TimeUnit.SECONDS)).as("the connection closed, not pooled").isNotNull();
+    client.shutdown();
+    Await.until("no exchange left under way", Duration.ofSeconds(10), client::isTerminated);
+  }
 }
