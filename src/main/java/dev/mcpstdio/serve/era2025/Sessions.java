@@ -193,6 +193,9 @@ public final class Sessions {
 
   private synchronized dev.mcpstdio.host.CallbackChannel channel() throws IOException {
     if (callbackChannel == null) {
+      if (shuttingDown) { // a late spawn (a slow warm child's, say) starts no server that nothing would close
+        throw new IOException("the gateway is shutting down");
+      }
       try {
         callbackChannel = new dev.mcpstdio.host.CallbackChannel();
       } catch (Exception e) {
