@@ -69,7 +69,12 @@ public final class IdleWatchdog {
     }
     stopped = true;
     sweeper.remove(this);
-    Thread.ofVirtual().name("mcp-stdio-idle").start(onIdle);
+    try {
+      Thread.ofVirtual().name("mcp-stdio-idle").start(onIdle);
+    } catch (OutOfMemoryError e) { // no thread for it now: the next sweep tries again
+      stopped = false;
+      sweeper.live.add(this);
+    }
   }
 
   /** The thread that checks every live watchdog. */
@@ -127,9 +132,14 @@ public final class IdleWatchdog {
         }
         emptySince = now;
         long tick = MAX_TICK_NANOS;
-        for (IdleWatchdog w : live) {
-          w.check(now);
-          tick = Math.min(tick, Math.max(MIN_TICK_NANOS, w.timeoutNanos / 4));
+        try {
+          for (IdleWatchdog w : live) {
+            w.check(now);
+            tick = Math.min(tick, Math.max(MIN_TICK_NANOS, w.timeoutNanos / 4));
+          }
+        } catch (RuntimeException | Error e) {
+          // The sweeper outlives any one pass (an out-of-memory error, say): were it to die, no
+          // deadline would fire again and requests would wait for ever. The next pass goes on.
         }
         tickNanos = tick; // as close as the shortest live timeout needs, no closer
       }

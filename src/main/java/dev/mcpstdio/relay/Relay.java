@@ -136,7 +136,6 @@ public final class Relay {
     Inbound inbound = answers;
     UpstreamRequests requests = new UpstreamRequests(config);
     this.upstream = new Upstream(client, requests, config, log, sweeper, inbound, sleeper, budget);
-    upstream.onClientDied(why -> fail(why, "the relay's HTTP client stopped; restart the relay"));
     this.serverStream =
         new ServerStream(upstream, session, config.streamReadTimeout(), sleeper, log);
     InitializeMemory memory = new InitializeMemory();

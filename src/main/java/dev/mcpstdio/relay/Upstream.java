@@ -225,10 +225,7 @@ final class Upstream {
         response = pending.await();
       } catch (IOException e) {
         delivery.ended();
-        if (clientGone(e)) {
-          clientDied.accept("the HTTP client stopped (" + describe(e) + ")");
-        }
-        if (outOfMemory(e)) { // the client itself could not allocate (its selector may be gone with it)
+        if (outOfMemory(e)) { // the client itself could not allocate
           return Outcome.Failed.of(Outcome.Kind.OUT_OF_MEMORY, ResponseReader.OUT_OF_MEMORY);
         }
         boolean wasSent = sent.isDone() && !(e instanceof ConnectException) && !(e instanceof HttpConnectTimeoutException);
@@ -637,20 +634,6 @@ final class Upstream {
     } catch (MalformedMessageException e) {
       return null;
     }
-  }
-
-  private volatile java.util.function.Consumer<String> clientDied = why -> {};
-
-  /**
-   * What to do when the HTTP client itself has stopped (it was shut down: it then fails every
-   * exchange, present and future).
-   */
-  void onClientDied(java.util.function.Consumer<String> action) {
-    this.clientDied = action;
-  }
-
-  private boolean clientGone(IOException e) {
-    return client.isTerminated();
   }
 
   /** True when an out-of-memory error is what really failed the exchange. */
