@@ -1,9 +1,7 @@
 package dev.mcpstdio.net;
 
 import java.io.IOException;
-import java.net.Authenticator;
 import java.net.InetSocketAddress;
-import java.net.PasswordAuthentication;
 import java.net.Proxy;
 import java.net.ProxySelector;
 import java.net.SocketAddress;
@@ -179,30 +177,6 @@ public final class EnvProxySelector extends ProxySelector {
   @Override
   public void connectFailed(URI uri, SocketAddress address, IOException failure) {
     // The HTTP client reports the failure to the caller; there is no alternative proxy to try.
-  }
-
-  /** Credentials for the proxy, or null when the proxy URLs carry none. */
-  public Authenticator authenticator() {
-    if ((http == null || http.user() == null) && (https == null || https.user() == null)) {
-      return null;
-    }
-    return new Authenticator() {
-      @Override
-      protected PasswordAuthentication getPasswordAuthentication() {
-        if (getRequestorType() != RequestorType.PROXY) {
-          return null; // never hand proxy credentials to an origin server
-        }
-        for (ProxyEntry entry : new ProxyEntry[] {https, http}) {
-          if (entry != null
-              && entry.user() != null
-              && entry.host().equalsIgnoreCase(getRequestingHost())
-              && entry.port() == getRequestingPort()) {
-            return new PasswordAuthentication(entry.user(), entry.password().toCharArray());
-          }
-        }
-        return null;
-      }
-    };
   }
 
   /**

@@ -41,7 +41,8 @@ import javax.net.ssl.SSLParameters;
  * connection the server closed is found out when it is taken again (after 100 ms idle a 1 ms read
  * checks it, {@link Http1Pool}), not by a selector watching it while it waits; a request body is written whole before the response head is read (a
  * server that answers early and stops reading shows as a write error); host names resolve on
- * the exchange's thread, outside the request deadline.
+ * the exchange's thread: the time counts against the request deadline, but a look-up cannot be
+ * cut short by it (nor by the connect timeout).
  *
  * <p>Bounds: connections idle in the pool ({@link Http1Pool}), a response head ({@link
  * Http1Head#MAX_BYTES}), a chunk-size line; the body is handed on piece by piece as the

@@ -45,7 +45,7 @@ final class Http1Exchange<T> {
   private final HttpRequest request;
   private final HttpResponse.BodyHandler<T> handler;
   final Future future = new Future();
-  private volatile Http1RequestBody body = new Http1RequestBody(); // a new one per attempt
+  private volatile Http1RequestBody body = new Http1RequestBody(); // the one being written (this placeholder until then), for abort
   private volatile Socket opening; // the socket while it connects, for abort
   /**
    * The connection while this exchange owns it: cleared when it goes back to the pool (or is
@@ -305,12 +305,12 @@ final class Http1Exchange<T> {
     }
     c.write(head.append("\r\n").toString().getBytes(StandardCharsets.ISO_8859_1));
     if (publisher != null) {
-      Http1RequestBody attempt = new Http1RequestBody(); // a publisher is subscribed anew for each attempt
-      body = attempt;
+      Http1RequestBody written = new Http1RequestBody(); // the exchange's one attempt: retries are new exchanges
+      body = written;
       if (aborted.get() != null) {
-        attempt.abort();
+        written.abort();
       }
-      attempt.write(publisher, c, chunked);
+      written.write(publisher, c, chunked);
     }
     c.flush();
   }
@@ -430,7 +430,7 @@ final class Http1Exchange<T> {
 
   /** How long the connection may wait in the pool: our bound, or less when the server announced less. */
   private static long idleLimitNanos(Http1Head head) {
-    long limit = TimeUnit.SECONDS.toNanos(Long.parseLong(OutboundHttp.KEEPALIVE_SECONDS));
+    long limit = TimeUnit.SECONDS.toNanos(OutboundHttp.KEEPALIVE_SECONDS);
     long announced = head.keepAliveTimeoutSeconds();
     if (announced >= 0) {
       limit = Math.min(limit, TimeUnit.SECONDS.toNanos(announced - 1));

@@ -29,7 +29,7 @@ public final class OutboundHttp {
    * after it was written, which is not safe to retry for {@code tools/call}. Staying below that
    * avoids the race at the cost of a reconnect after an idle pause.
    */
-  static final String KEEPALIVE_SECONDS = "4";
+  static final long KEEPALIVE_SECONDS = 4;
 
   private OutboundHttp() {}
 

@@ -3,9 +3,7 @@ package dev.mcpstdio.net;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.net.Authenticator;
 import java.net.InetSocketAddress;
-import java.net.PasswordAuthentication;
 import java.net.Proxy;
 import java.net.URI;
 import java.util.List;
@@ -195,47 +193,38 @@ class EnvProxySelectorTest {
 
   // ---- credentials ---------------------------------------------------------------------
 
-  static PasswordAuthentication ask(
-      Authenticator a, String host, int port, Authenticator.RequestorType type) throws Exception {
-    return a.requestPasswordAuthenticationInstance(
-        host, null, port, "http", "realm", "basic", URI.create("https://origin.test/").toURL(), type);
+  /** What the client would send as {@code Proxy-Authorization} to {@code host:port}, decoded, or null. */
+  static String credentialsFor(EnvProxySelector s, String host, int port) {
+    String value = s.proxyAuthorization(new Proxy(Proxy.Type.HTTP, InetSocketAddress.createUnresolved(host, port)));
+    if (value == null) {
+      return null;
+    }
+    assertThat(value).startsWith("Basic ");
+    return new String(java.util.Base64.getDecoder().decode(value.substring(6)), java.nio.charset.StandardCharsets.UTF_8);
   }
 
   @Test
-  void credentialsAreOfferedOnlyToTheProxy() throws Exception {
+  void credentialsAreOfferedOnlyToTheProxyTheyNameDecoded() {
     EnvProxySelector s = selector("HTTPS_PROXY", "http://alice:s%40cret%2Bx+y@proxy.test:3128");
-    Authenticator a = s.authenticator();
-    assertThat(a).isNotNull();
-
-    PasswordAuthentication pa = ask(a, "proxy.test", 3128, Authenticator.RequestorType.PROXY);
-    assertThat(pa).isNotNull();
-    assertThat(pa.getUserName()).isEqualTo("alice");
     // percent escapes decoded; '+' in userinfo is a literal plus, not a space
-    assertThat(new String(pa.getPassword())).isEqualTo("s@cret+x+y");
-
-    assertThat(ask(a, "proxy.test", 3128, Authenticator.RequestorType.SERVER)).isNull();
-    assertThat(ask(a, "origin.test", 443, Authenticator.RequestorType.SERVER)).isNull();
-    assertThat(ask(a, "PROXY.test", 3128, Authenticator.RequestorType.PROXY)).isNotNull();
-    assertThat(ask(a, "proxy.test", 3129, Authenticator.RequestorType.PROXY)).isNull();
-    assertThat(ask(a, "other-proxy.test", 3128, Authenticator.RequestorType.PROXY)).isNull();
+    assertThat(credentialsFor(s, "proxy.test", 3128)).isEqualTo("alice:s@cret+x+y");
+    assertThat(credentialsFor(s, "PROXY.test", 3128)).isEqualTo("alice:s@cret+x+y");
+    assertThat(credentialsFor(s, "proxy.test", 3129)).isNull();
+    assertThat(credentialsFor(s, "other-proxy.test", 3128)).isNull();
+    assertThat(credentialsFor(s, "origin.test", 443)).isNull();
   }
 
   @Test
-  void eachProxyGetsItsOwnCredentials() throws Exception {
+  void eachProxyGetsItsOwnCredentials() {
     EnvProxySelector s =
         selector("HTTP_PROXY", "http://bob@plain.test:80", "HTTPS_PROXY", "http://carol:pw2@secure.test:8443");
-    Authenticator a = s.authenticator();
-    PasswordAuthentication plain = ask(a, "plain.test", 80, Authenticator.RequestorType.PROXY);
-    assertThat(plain.getUserName()).isEqualTo("bob");
-    assertThat(plain.getPassword()).isEmpty();
-    PasswordAuthentication secure = ask(a, "secure.test", 8443, Authenticator.RequestorType.PROXY);
-    assertThat(secure.getUserName()).isEqualTo("carol");
-    assertThat(new String(secure.getPassword())).isEqualTo("pw2");
+    assertThat(credentialsFor(s, "plain.test", 80)).isEqualTo("bob:");
+    assertThat(credentialsFor(s, "secure.test", 8443)).isEqualTo("carol:pw2");
   }
 
   @Test
-  void noCredentialsMeansNoAuthenticator() {
-    assertThat(selector("HTTP_PROXY", "http://p:1").authenticator()).isNull();
+  void noCredentialsMeansNoHeader() {
+    assertThat(credentialsFor(selector("HTTP_PROXY", "http://p:1"), "p", 1)).isNull();
   }
 
   @Test

@@ -45,7 +45,7 @@ public final class LegacySseEndpoint {
     try {
       session = sessions.create(true, null);
     } catch (IOException e) {
-      // logged by Sessions.create, rate-limited: a client can cause one failure per request
+      // logged by Sessions.spawn, rate-limited: a client can cause one failure per request
       Replies.error(response, callback, 503, null, ErrorCodes.UPSTREAM_ERROR, "backend unavailable: the server could not be started");
       return;
     }

@@ -163,7 +163,7 @@ public final class McpEndpoint {
     try {
       session = sessions.create(init);
     } catch (IOException e) {
-      // logged by Sessions.create, rate-limited: a client can cause one failure per request
+      // logged by Sessions.spawn, rate-limited: a client can cause one failure per request
       Replies.error(response, callback, 503, init.id(), ErrorCodes.UPSTREAM_ERROR,
           "backend unavailable: the server could not be started");
       return;
