@@ -47,6 +47,7 @@ public final class Main {
       if (args.length == 1 && args[0].equals("train")) {
         return TrainCommand.run();
       }
+      FlightRecording.startIfAsked(early);
       if (args.length >= 1 && args[0].equals("serve")) {
         ServeCommand.Parsed parsed = ServeCommand.parse(Arrays.copyOfRange(args, 1, args.length), env, early, err);
         return parsed.exitNow() != null ? parsed.exitNow() : serve(parsed.config(), Log.stderr(parsed.config().logLevel(), redactor));

@@ -162,6 +162,30 @@ class RelayProcessIT {
     }
   }
 
+  /**
+   * A flight recording asked for through MCP_STDIO_JAVA_OPTS: the JVM started with
+   * -XX:StartFlightRecording prints "Started recording" on stdout whatever -Xlog says, so the
+   * launcher hands the options to the relay, which starts the recording itself and says so on
+   * stderr; the recording is written at exit.
+   */
+  @Test
+  void aFlightRecordingAskedForThroughTheLauncherStaysOffStdout(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+      throws IOException {
+    java.nio.file.Path recording = dir.resolve("relay.jfr");
+    Map<String, String> env = Map.of("MCP_STDIO_NO_CACHE", "1", "MCP_STDIO_NO_BUILD", "1",
+        "MCP_STDIO_JAVA_OPTS", "-XX:StartFlightRecording=filename=" + recording + ",settings=default");
+    try (FakeMcpServer server = FakeMcpServer.mcp();
+        JarProcess relay = JarProcess.launcher(List.of(server.url().toString()), env)) {
+      handshake(relay);
+      awaitLog(relay, "flight recording: Started recording");
+      relay.closeStdin();
+      assertThat(relay.awaitExit(WAIT)).isZero();
+      assertEveryStdoutLineIsJsonRpc(relay);
+      assertThat(relay.stdout.snapshot()).hasSize(1);
+    }
+    assertThat(java.nio.file.Files.size(recording)).as("the recording written at exit").isPositive();
+  }
+
   // (b), (c) -------------------------------------------------------------------------------------
 
   @Test
