@@ -163,6 +163,30 @@ class RelayProcessIT {
   }
 
   /**
+   * The launcher's compiler directives (jvm/relay-compiler-directives.json) are in force in the
+   * relay, and the JVM's console that announces them is off unless asked for: with it on again,
+   * the announcement is on stderr; stdout carries only JSON-RPC either way.
+   */
+  @Test
+  void theRelaysCompilerDirectivesAreLoadedQuietly() {
+    for (boolean console : new boolean[] {false, true}) {
+      Map<String, String> env = Map.of("MCP_STDIO_NO_CACHE", "1", "MCP_STDIO_NO_BUILD", "1",
+          "MCP_STDIO_JAVA_OPTS", console ? "-XX:+DisplayVMOutput" : "-Xlog:gc");
+      try (FakeMcpServer server = FakeMcpServer.mcp();
+          JarProcess relay = JarProcess.launcher(List.of(server.url().toString()), env)) {
+        handshake(relay);
+        awaitLog(relay, console ? "2 compiler directives added" : "[gc"); // stderr alive (the gc line at start)
+        relay.closeStdin();
+        assertThat(relay.awaitExit(WAIT)).isZero();
+        assertEveryStdoutLineIsJsonRpc(relay);
+        if (!console) {
+          assertThat(relay.log()).doesNotContain("compiler directives");
+        }
+      }
+    }
+  }
+
+  /**
    * A flight recording asked for through MCP_STDIO_JAVA_OPTS: the JVM started with
    * -XX:StartFlightRecording prints "Started recording" on stdout whatever -Xlog says, so the
    * launcher hands the options to the relay, which starts the recording itself and says so on
