@@ -181,40 +181,48 @@ final class Exchange {
   Step take(long millis, int writerGeneration) throws InterruptedException {
     taking.lockInterruptibly();
     try {
-      Event event = events.poll(millis, TimeUnit.MILLISECONDS);
-      synchronized (this) {
-        if (writerGeneration != generation) {
-          if (event != null && event != WAKE) {
-            events.addFirst(event); // the new writer's, in its place
-          }
-          return new Step.Superseded();
-        }
-        if (discarded) {
-          return new Step.End();
-        }
-        if (event == null || event == WAKE) {
-          if (outcome.isDone() && events.isEmpty() && !answerLogged) {
-            // settled, and its end was taken by a writer that then lost its client
-            Outcome settled = outcome.join();
-            if (settled instanceof Outcome.Cancelled) {
-              return new Step.End();
+      long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+      while (true) {
+        Event event = events.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        synchronized (this) {
+          if (writerGeneration != generation) {
+            if (event != null && event != WAKE) {
+              events.addFirst(event); // the new writer's, in its place
             }
-            byte[] answer = answer(settled);
-            return new Step.Send(answer, log(answer, true), true);
+            return new Step.Superseded();
           }
-          return null;
+          if (discarded) {
+            return new Step.End();
+          }
+          if (event == null || event == WAKE) {
+            if (outcome.isDone() && events.isEmpty() && !answerLogged) {
+              // settled, and its end was taken by a writer that then lost its client
+              Outcome settled = outcome.join();
+              if (settled instanceof Outcome.Cancelled) {
+                return new Step.End();
+              }
+              byte[] answer = answer(settled);
+              return new Step.Send(answer, log(answer, true), true);
+            }
+            if (event == WAKE && System.nanoTime() < deadline) {
+              // A wake-up meant for a writer that has gone already (a resuming client's takeover
+              // wakes the one it replaces): nothing for this writer, and no keep-alive due yet.
+              continue;
+            }
+            return null;
+          }
+          if (event instanceof Event.Related related) {
+            queued--;
+            budget.giveBack(related.message().length);
+            return new Step.Send(related.message(), log(related.message(), false), false);
+          }
+          Outcome settled = outcome.join();
+          if (settled instanceof Outcome.Cancelled) {
+            return new Step.End();
+          }
+          byte[] answer = answer(settled);
+          return new Step.Send(answer, log(answer, true), true);
         }
-        if (event instanceof Event.Related related) {
-          queued--;
-          budget.giveBack(related.message().length);
-          return new Step.Send(related.message(), log(related.message(), false), false);
-        }
-        Outcome settled = outcome.join();
-        if (settled instanceof Outcome.Cancelled) {
-          return new Step.End();
-        }
-        byte[] answer = answer(settled);
-        return new Step.Send(answer, log(answer, true), true);
       }
     } finally {
       taking.unlock();

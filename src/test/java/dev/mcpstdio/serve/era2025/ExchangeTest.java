@@ -81,6 +81,26 @@ class ExchangeTest {
     assertThat(text(e.take(1000, resumed))).isEqualTo("for the new writer");
   }
 
+  /**
+   * A takeover whose old writer had gone already (its client's connection failed first) leaves
+   * the wake-up meant for it unread: the new writer must not take it for a keep-alive's time, or
+   * a spurious keep-alive comment goes on the resumed stream.
+   */
+  @Test
+  void aWakeUpForAWriterThatHadGoneIsNoKeepAliveForTheNewOne() throws Exception {
+    Exchange e = exchange(true);
+    int resumed = e.resumeFrom(0).generation(); // no writer waiting: the wake-up stays queued
+    CompletableFuture<Exchange.Step> waiting = CompletableFuture.supplyAsync(() -> {
+      try {
+        return e.take(30_000, resumed);
+      } catch (InterruptedException ex) {
+        throw new IllegalStateException(ex);
+      }
+    }, dev.mcpstdio.testing.Threads.VIRTUAL);
+    e.relate(bytes("the next event"));
+    assertThat(text(waiting.get(10, TimeUnit.SECONDS))).isEqualTo("the next event");
+  }
+
   @Test
   void aDiscardedExchangeEndsItsWriterAndKeepsNothing() throws Exception {
     Exchange e = exchange(true);
