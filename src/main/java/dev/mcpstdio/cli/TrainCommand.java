@@ -32,7 +32,11 @@ final class TrainCommand {
   private TrainCommand() {}
 
   static int run() throws IOException, InterruptedException {
-    Path state = Files.createTempDirectory("mcp-stdio-train");
+    // Not Files.createTempDirectory: its random name brings up the JDK's security providers
+    // (SecureRandom), which the cache would then load at every start though no relay needs them.
+    Path state = Path.of(System.getProperty("java.io.tmpdir"), "mcp-stdio-train-" + ProcessHandle.current().pid() + "-" + System.nanoTime());
+    Files.createDirectory(state, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+        java.nio.file.attribute.PosixFilePermissions.fromString("rwx------")));
     TrainingServer server = new TrainingServer();
     try {
       String url = server.url();

@@ -108,8 +108,11 @@ public final class EraMemory {
     if (Files.isSymbolicLink(file)) {
       throw new IOException(file + " is a symbolic link; not written through it");
     }
-    Path temp = Files.createTempFile(folder, ".protocol-eras", ".tmp",
-        PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+    // Named by process and clock rather than by Files.createTempFile, whose random names bring up
+    // the JDK's security providers (SecureRandom: some 70 classes and tens of milliseconds in a
+    // fresh JVM) for one small file; CREATE_NEW still refuses a name that exists.
+    Path temp = folder.resolve(".protocol-eras." + ProcessHandle.current().pid() + "." + System.nanoTime() + ".tmp");
+    Files.createFile(temp, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
     try {
       Files.writeString(temp, text, StandardCharsets.UTF_8);
       try {
