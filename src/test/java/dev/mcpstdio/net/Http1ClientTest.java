@@ -337,41 +337,11 @@ class Http1ClientTest {
     ScriptedServer s = server(r -> bytes("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
         + "Transfer-Encoding: chunked\r\n\r\n6\r\ndata:\n\r\n"));
     Http1Client client = client();
-    CompletableFuture<Throwable> ended = new CompletableFuture<>();
-    CountDownLatch first = new CountDownLatch(1);
-    HttpResponse.BodyHandler<Void> oneThenSilence = info -> new HttpResponse.BodySubscriber<>() {
-      private final CompletableFuture<Void> body = new CompletableFuture<>();
-
-      @Override
-      public java.util.concurrent.CompletionStage<Void> getBody() {
-        return body;
-      }
-
-      @Override
-      public void onSubscribe(java.util.concurrent.Flow.Subscription subscription) {
-        subscription.request(1); // and never again
-      }
-
-      @Override
-      public void onNext(List<java.nio.ByteBuffer> item) {
-        first.countDown();
-      }
-
-      @Override
-      public void onError(Throwable throwable) {
-        ended.complete(throwable);
-        body.completeExceptionally(throwable);
-      }
-
-      @Override
-      public void onComplete() {
-        body.complete(null);
-      }
-    };
-    CompletableFuture<HttpResponse<Void>> future = client.sendAsync(post(s.uri("/"), "{}"), oneThenSilence);
-    assertThat(first.await(10, TimeUnit.SECONDS)).isTrue();
+    AsksOnce oneThenSilence = new AsksOnce();
+    CompletableFuture<HttpResponse<Void>> future = client.sendAsync(post(s.uri("/"), "{}"), info -> oneThenSilence);
+    assertThat(oneThenSilence.first.await(10, TimeUnit.SECONDS)).isTrue();
     client.shutdownNow();
-    assertThat(ended.get(10, TimeUnit.SECONDS)).hasMessageContaining("shut down");
+    assertThatThrownBy(() -> oneThenSilence.body.get(10, TimeUnit.SECONDS)).hasMessageContaining("shut down");
     assertThat(future).failsWithin(Duration.ofSeconds(10));
   }
 
@@ -415,6 +385,7 @@ class Http1ClientTest {
   private static class AsksOnce implements HttpResponse.BodySubscriber<Void> {
     final CompletableFuture<Void> body = new CompletableFuture<>();
     final AtomicInteger pieces = new AtomicInteger();
+    final CountDownLatch first = new CountDownLatch(1);
 
     @Override
     public java.util.concurrent.CompletionStage<Void> getBody() {
@@ -429,6 +400,7 @@ class Http1ClientTest {
     @Override
     public void onNext(List<java.nio.ByteBuffer> item) {
       pieces.incrementAndGet();
+      first.countDown();
     }
 
     @Override
