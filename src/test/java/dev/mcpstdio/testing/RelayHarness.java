@@ -126,6 +126,24 @@ public final class RelayHarness implements AutoCloseable {
     return stdout.nextMatching(l -> hasId(l, idJson), TIMEOUT);
   }
 
+  /**
+   * The answers to {@code idsJson} by id, in whatever order they came: answers to requests that
+   * were open together may come in either order. Lines are looked at, not consumed.
+   */
+  public Map<String, String> answersTo(String... idsJson) {
+    return Await.value("answers to " + List.of(idsJson) + "; stdout so far: " + stdout.snapshot(), TIMEOUT, () -> {
+      Map<String, String> found = new java.util.LinkedHashMap<>();
+      for (String line : stdout.snapshot()) {
+        for (String id : idsJson) {
+          if (hasId(line, id)) {
+            found.putIfAbsent(id, line);
+          }
+        }
+      }
+      return found.size() == idsJson.length ? found : null;
+    });
+  }
+
   /** True when the line is a response whose id is the JSON value {@code idJson}. */
   public static boolean hasId(String line, String idJson) {
     try {
