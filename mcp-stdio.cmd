@@ -28,15 +28,13 @@ rem The relay's heap starts at 8 MiB, half young, grows to at most 40 MiB and ne
 rem Each role has its own class-data archive, made with the heap flags that role runs with.
 set "HEAP=-Xms8m -Xmx40m -XX:NewRatio=1 -XX:MaxHeapFreeRatio=100"
 set "ROLE="
-rem The relay lets C2 compile only the loops over every byte of a message (jvm\relay-compiler-directives.json);
-rem the JVM's console, which would announce the file, is off (its warnings still reach stderr). Serve keeps C2 throughout.
-set "JIT=-XX:+UnlockDiagnosticVMOptions -XX:-DisplayVMOutput"
-set "DIRECTIVES="-XX:CompilerDirectivesFile=%HERE%jvm\relay-compiler-directives.json""
+rem The relay lets C2 compile only the loops over every byte of a message; C1 compiles the rest (see the mcp-stdio script).
+rem Serve keeps C2 throughout. Quoted, so that no wildcard in them is ever expanded.
+set JIT="-XX:CompileCommand=quiet" "-XX:CompileCommand=MaxNodeLimit,*.*,50" "-XX:CompileCommand=MaxNodeLimit,dev/mcpstdio/wire/*.*,80000" "-XX:CompileCommand=MaxNodeLimit,dev/mcpstdio/jsonrpc/StreamingScanner*.*,80000" "-XX:CompileCommand=MaxNodeLimit,dev/mcpstdio/jsonrpc/JsonScanner*.*,80000" "-XX:CompileCommand=MaxNodeLimit,dev/mcpstdio/stdio/StdoutWire*.*,80000"
 if /i "%~1"=="serve" (
   set "HEAP=-Xms16m -Xmx512m -XX:NewRatio=2 -XX:MaxHeapFreeRatio=40"
   set "ROLE=-serve"
   set "JIT="
-  set "DIRECTIVES="
 )
-"%JAVA%" -Xlog:disable -Xlog:all=warning:stderr -XX:+DisplayVMOutputToStderr -XX:+UseSerialGC -Xss512k %HEAP% -XX:MinHeapFreeRatio=10 -XX:MaxInlineLevel=6 -XX:InlineSmallCode=1000 -XX:FreqInlineSize=100 %JIT% %DIRECTIVES% "-XX:SharedArchiveFile=%HERE%target\mcp-stdio%ROLE%.jsa" -XX:+AutoCreateSharedArchive %MCP_STDIO_JAVA_OPTS% -Xlog:all=off:stdout -jar "%JAR%" %*
+"%JAVA%" -Xlog:disable -Xlog:all=warning:stderr -XX:+DisplayVMOutputToStderr -XX:+UseSerialGC -Xss512k %HEAP% -XX:MinHeapFreeRatio=10 -XX:MaxInlineLevel=6 -XX:InlineSmallCode=1000 -XX:FreqInlineSize=100 %JIT% "-XX:SharedArchiveFile=%HERE%target\mcp-stdio%ROLE%.jsa" -XX:+AutoCreateSharedArchive %MCP_STDIO_JAVA_OPTS% -Xlog:all=off:stdout -jar "%JAR%" %*
 exit /b %ERRORLEVEL%
