@@ -195,7 +195,8 @@ class Era2026PeersIT {
             .arguments(Map.of("steps", 3)).progressToken("java-progress").build());
         assertThat(textOf(steps)).isEqualTo("done");
         Await.until("3 progress notifications", Duration.ofSeconds(10), () -> progress.size() >= 3);
-        assertThat(progress).extracting(McpSchema.ProgressNotification::progress).containsExactly(1.0, 2.0, 3.0);
+        // the SDK does not promise the order its consumer sees them in (seen 2, 1, 3 under load)
+        assertThat(progress).extracting(McpSchema.ProgressNotification::progress).containsExactlyInAnyOrder(1.0, 2.0, 3.0);
 
         assertThat(textOf(client.callTool(new McpSchema.CallToolRequest("ask_name", Map.of()))))
             .as("elicitation as a real server-to-client request" + why).isEqualTo("Hello, Grace!");
