@@ -31,12 +31,26 @@ final class TrainCommand {
 
   private TrainCommand() {}
 
+  /**
+   * A new folder of the training's own in the temporary folder, owner-only where the file system
+   * has POSIX permissions. Not {@code Files.createTempDirectory}: its name comes from SecureRandom,
+   * which brings up the JDK's security providers, and the cache would then load them at every start
+   * though no relay needs them. A name that exists (one planted there, say) fails the training
+   * rather than being used.
+   */
+  private static Path newStateFolder() throws IOException {
+    Path state = Path.of(System.getProperty("java.io.tmpdir"), "mcp-stdio-train-" + ProcessHandle.current().pid()
+        + "-" + Long.toHexString(java.util.concurrent.ThreadLocalRandom.current().nextLong()));
+    try {
+      return Files.createDirectory(state, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+          java.nio.file.attribute.PosixFilePermissions.fromString("rwx------")));
+    } catch (UnsupportedOperationException notPosix) {
+      return Files.createDirectory(state);
+    }
+  }
+
   static int run() throws IOException, InterruptedException {
-    // Not Files.createTempDirectory: its random name brings up the JDK's security providers
-    // (SecureRandom), which the cache would then load at every start though no relay needs them.
-    Path state = Path.of(System.getProperty("java.io.tmpdir"), "mcp-stdio-train-" + ProcessHandle.current().pid() + "-" + System.nanoTime());
-    Files.createDirectory(state, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
-        java.nio.file.attribute.PosixFilePermissions.fromString("rwx------")));
+    Path state = newStateFolder();
     TrainingServer server = new TrainingServer();
     try {
       String url = server.url();
