@@ -47,6 +47,9 @@ public final class Main {
       if (args.length == 1 && args[0].equals("train")) {
         return TrainCommand.run();
       }
+      if (args.length == 2 && args[0].equals("train") && args[1].equals("serve")) {
+        return ServeTraining.run(early);
+      }
       FlightRecording.startIfAsked(early);
       if (args.length >= 1 && args[0].equals("serve")) {
         ServeCommand.Parsed parsed = ServeCommand.parse(Arrays.copyOfRange(args, 1, args.length), env, early, err);

@@ -1,0 +1,48 @@
+package dev.mcpstdio.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.mcpstdio.stdio.Log;
+import dev.mcpstdio.stdio.Redactor;
+import dev.mcpstdio.testing.Await;
+import dev.mcpstdio.testing.SyncBuffer;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code mcp-stdio train serve} (the serve role's AOT training, cli.ServeTraining) goes through a
+ * real gateway in front of the built-in demo, in both eras, checking every answer; it writes
+ * nothing to stdout, and the children it started are gone once it returns (the JVM's process
+ * watchdog apart, which lives as long as the JVM).
+ */
+class ServeTrainingTest {
+
+  @Test
+  void trainsOnARealGatewayAndLeavesNoChildBehind() throws Exception {
+    SyncBuffer said = new SyncBuffer();
+    Log report = new Log(said, Log.Level.INFO, new Redactor());
+    PrintStream stdout = System.out;
+    ByteArrayOutputStream written = new ByteArrayOutputStream();
+    int code;
+    System.setOut(new PrintStream(written, true, StandardCharsets.UTF_8));
+    try {
+      code = ServeTraining.run(report);
+    } finally {
+      System.setOut(stdout);
+    }
+    assertThat(code).as("what it said: %s", said.text()).isEqualTo(ExitCodes.OK);
+    assertThat(written.size()).as("bytes written to stdout").isZero();
+    Await.until("the training's children gone", Duration.ofSeconds(15), () -> children().isEmpty());
+  }
+
+  /** This JVM's live descendants but the process watchdog (one per JVM, for its whole life). */
+  private static List<String> children() {
+    return ProcessHandle.current().descendants().filter(ProcessHandle::isAlive)
+        .map(h -> h.info().commandLine().orElse("pid " + h.pid()))
+        .filter(line -> !line.contains("mcp-stdio-watchdog")).toList();
+  }
+}
