@@ -38,6 +38,7 @@ public final class Main {
     StdoutWire wire = StdoutWire.claimProcessStdout();
     Redactor redactor = new Redactor();
     Log early = Log.stderr(Log.Level.INFO, redactor);
+    SlowInitializers.startInBackground();
     PrintWriter err = new PrintWriter(System.err, true, StandardCharsets.UTF_8);
     // A thread that dies of an unexpected exception says so through the logger (scrubbed, on
     // stderr) rather than the JVM's default handler.

@@ -182,6 +182,27 @@ class RelayProcessIT {
   }
 
   /**
+   * BigDecimal's initializer (25-40 ms since JDK 25) runs on the start-up's own background thread
+   * (cli.SlowInitializers), not on the thread that parses the first message: the JVM's class
+   * initialization log names the thread.
+   */
+  @Test
+  void bigDecimalIsInitializedBesideTheStartUpNotByTheFirstMessage() {
+    Map<String, String> env = Map.of("MCP_STDIO_NO_CACHE", "1", "MCP_STDIO_NO_BUILD", "1",
+        "MCP_STDIO_JAVA_OPTS", "-Xlog:class+init=info");
+    try (FakeMcpServer server = FakeMcpServer.mcp();
+        JarProcess relay = JarProcess.launcher(List.of(server.url().toString()), env)) {
+      handshake(relay);
+      awaitLog(relay, "Initializing 'java/math/BigDecimal'");
+      relay.closeStdin();
+      assertThat(relay.awaitExit(WAIT)).isZero();
+      assertEveryStdoutLineIsJsonRpc(relay);
+      assertThat(relay.log().lines().filter(l -> l.contains("Initializing 'java/math/BigDecimal'")))
+          .singleElement().asString().contains("by thread \"mcp-stdio-init\"");
+    }
+  }
+
+  /**
    * A flight recording asked for through MCP_STDIO_JAVA_OPTS: the JVM started with
    * -XX:StartFlightRecording prints "Started recording" on stdout whatever -Xlog says, so the
    * launcher hands the options to the relay, which starts the recording itself and says so on
