@@ -38,7 +38,6 @@ public final class Main {
     StdoutWire wire = StdoutWire.claimProcessStdout();
     Redactor redactor = new Redactor();
     Log early = Log.stderr(Log.Level.INFO, redactor);
-    SlowInitializers.startInBackground();
     PrintWriter err = new PrintWriter(System.err, true, StandardCharsets.UTF_8);
     // A thread that dies of an unexpected exception says so through the logger (scrubbed, on
     // stderr) rather than the JVM's default handler.
@@ -53,6 +52,7 @@ public final class Main {
       }
       FlightRecording.startIfAsked(early);
       if (args.length >= 1 && args[0].equals("serve")) {
+        SlowInitializers.startInBackground();
         ServeCommand.Parsed parsed = ServeCommand.parse(Arrays.copyOfRange(args, 1, args.length), env, early, err);
         return parsed.exitNow() != null ? parsed.exitNow() : serve(parsed.config(), Log.stderr(parsed.config().logLevel(), redactor));
       }

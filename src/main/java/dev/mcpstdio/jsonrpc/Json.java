@@ -1,14 +1,11 @@
 package dev.mcpstdio.jsonrpc;
 
 import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.util.JsonRecyclerPools;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -145,29 +142,35 @@ public final class Json {
   /**
    * The span of the literal {@code null} when it is the value of the first member {@code name} of
    * the object in {@code span}; else (another value, no such member, not an object) null. Reads
-   * the object only up to that member, so a large value after it costs nothing (a {@code tools/call}
-   * whose arguments are megabytes is judged by its first bytes).
+   * the object only up to that member's first byte, so a large value after it, or the member's own
+   * large value, costs nothing (a {@code tools/call} whose arguments are megabytes is judged by its
+   * first bytes).
    */
   public static JsonSpan nullMember(byte[] bytes, JsonSpan span, String name) {
-    if (span == null) {
-      return null;
-    }
-    try (JsonParser p = parser(bytes, span.start(), span.length())) {
-      if (p.nextToken() != JsonToken.START_OBJECT) {
+    JsonScanner s = valueAt(bytes, span);
+    try {
+      if (s == null || s.peek() != '{' || s.enterEmpty('}')) {
         return null;
       }
-      while (p.nextToken() == JsonToken.FIELD_NAME) {
-        boolean wanted = name.equals(p.currentName());
-        JsonToken value = p.nextToken();
+      do {
+        int nameStart = s.position();
+        int nameEnd = s.skipString();
+        boolean wanted = JsonScanner.decode(bytes, nameStart, nameEnd, s.lastStringEscaped()).equals(name);
+        s.skipWhitespace();
+        s.expect(':', "':'");
+        s.skipWhitespace();
         if (wanted) {
-          return value == JsonToken.VALUE_NULL
-              ? new JsonSpan(tokenStart(p, span.start()), valueEnd(p, span.start()))
-              : null;
+          int start = s.position();
+          if (s.atEnd() || s.peek() != 'n') {
+            return null;
+          }
+          s.skipValue();
+          return new JsonSpan(start, s.position());
         }
-        finishValue(p);
-      }
+        s.skipValue();
+      } while (s.nextMember('}'));
       return null;
-    } catch (IOException e) {
+    } catch (MalformedMessageException | RuntimeException e) {
       return null;
     }
   }
@@ -180,75 +183,113 @@ public final class Json {
 
   /** The elements of the JSON array in {@code span}, or null when it is not an array. */
   public static List<JsonSpan> elements(byte[] bytes, JsonSpan span) {
-    if (span == null) {
-      return null;
-    }
-    try (JsonParser p = parser(bytes, span.start(), span.length())) {
-      if (p.nextToken() != JsonToken.START_ARRAY) {
+    JsonScanner s = valueAt(bytes, span);
+    try {
+      if (s == null || s.peek() != '[') {
         return null;
       }
       List<JsonSpan> elements = new ArrayList<>();
-      while (p.nextToken() != JsonToken.END_ARRAY) {
-        int start = tokenStart(p, span.start());
-        finishValue(p);
-        elements.add(new JsonSpan(start, valueEnd(p, span.start())));
+      if (s.enterEmpty(']')) {
+        return elements;
       }
+      do {
+        int start = s.position();
+        s.skipValue();
+        elements.add(new JsonSpan(start, s.position()));
+      } while (s.nextMember(']'));
       return elements;
-    } catch (IOException e) {
+    } catch (MalformedMessageException | RuntimeException e) {
       return null;
     }
   }
 
   /** The decoded text of the JSON string in {@code span}, or null when it is not a string. */
   public static String string(byte[] bytes, JsonSpan span) {
-    if (span == null) {
-      return null;
-    }
-    try (JsonParser p = parser(bytes, span.start(), span.length())) {
-      return p.nextToken() == JsonToken.VALUE_STRING ? p.getText() : null;
-    } catch (IOException e) {
+    JsonScanner s = valueAt(bytes, span);
+    try {
+      if (s == null || s.peek() != '"') {
+        return null;
+      }
+      int start = s.position();
+      int end = s.skipString();
+      return JsonScanner.decode(bytes, start, end, s.lastStringEscaped());
+    } catch (MalformedMessageException | RuntimeException e) {
       return null;
     }
   }
 
-  /** The token kind of the value in {@code span}, or null. */
+  /**
+   * The token kind of the value in {@code span}, or null when none starts there. A container is
+   * judged by its bracket alone (as a streaming parser's first token is); a scalar is read whole.
+   */
   public static JsonToken kind(byte[] bytes, JsonSpan span) {
-    if (span == null) {
+    JsonScanner s = valueAt(bytes, span);
+    if (s == null) {
       return null;
     }
-    try (JsonParser p = parser(bytes, span.start(), span.length())) {
-      return p.nextToken();
-    } catch (IOException e) {
+    byte first = s.peek();
+    if (first == '{') {
+      return JsonToken.START_OBJECT;
+    }
+    if (first == '[') {
+      return JsonToken.START_ARRAY;
+    }
+    int start = s.position();
+    try {
+      s.skipValue();
+    } catch (MalformedMessageException | RuntimeException e) {
       return null;
     }
+    return switch (first) {
+      case '"' -> JsonToken.VALUE_STRING;
+      case 't' -> JsonToken.VALUE_TRUE;
+      case 'f' -> JsonToken.VALUE_FALSE;
+      case 'n' -> JsonToken.VALUE_NULL;
+      default -> isInteger(bytes, start, s.position()) ? JsonToken.VALUE_NUMBER_INT : JsonToken.VALUE_NUMBER_FLOAT;
+    };
   }
 
   /** Reads the scalar id in {@code span}; null when it is not a string or a number. */
   public static JsonRpcId id(byte[] bytes, JsonSpan span) {
-    if (span == null) {
+    JsonScanner s = valueAt(bytes, span);
+    try {
+      if (s == null) {
+        return null;
+      }
+      byte first = s.peek();
+      int start = s.position();
+      if (first == '"') {
+        int end = s.skipString();
+        return JsonRpcId.ofString(new JsonSpan(start, end).text(bytes), JsonScanner.decode(bytes, start, end, s.lastStringEscaped()));
+      }
+      if (first == '-' || (first >= '0' && first <= '9')) {
+        s.skipNumber();
+        return JsonRpcId.ofNumber(new String(bytes, start, s.position() - start, StandardCharsets.US_ASCII));
+      }
       return null;
-    }
-    try (JsonParser p = parser(bytes, span.start(), span.length())) {
-      return readId(p, bytes, span.start());
-    } catch (IOException e) {
+    } catch (MalformedMessageException | RuntimeException e) {
       return null;
     }
   }
 
-  static JsonRpcId readId(JsonParser p, byte[] bytes, int base) throws IOException {
-    JsonToken t = p.currentToken() == null ? p.nextToken() : p.currentToken();
-    int start = tokenStart(p, base);
-    return switch (t) {
-      case VALUE_STRING -> {
-        String value = p.getText();
-        yield JsonRpcId.ofString(new JsonSpan(start, valueEnd(p, base)).text(bytes), value);
+  /** A scanner on the first byte of the value in {@code span}; null when the span is null or blank. */
+  private static JsonScanner valueAt(byte[] bytes, JsonSpan span) {
+    if (span == null) {
+      return null;
+    }
+    JsonScanner s = new JsonScanner(bytes, span.start(), span.end());
+    s.skipWhitespace();
+    return s.atEnd() ? null : s;
+  }
+
+  /** Whether the number token in {@code [start, end)} has neither a fraction nor an exponent. */
+  private static boolean isInteger(byte[] bytes, int start, int end) {
+    for (int i = start; i < end; i++) {
+      if (bytes[i] == '.' || bytes[i] == 'e' || bytes[i] == 'E') {
+        return false;
       }
-      case VALUE_NUMBER_INT, VALUE_NUMBER_FLOAT -> {
-        String text = p.getText();
-        yield JsonRpcId.ofNumber(text);
-      }
-      default -> null;
-    };
+    }
+    return true;
   }
 
   /**
@@ -270,14 +311,40 @@ public final class Json {
     }
   }
 
-  /** Serialises {@code text} as a JSON string literal, quotes included. */
+  private static final char[] HEX = "0123456789ABCDEF".toCharArray();
+
+  /**
+   * Serialises {@code text} as a JSON string literal, quotes included. The quote and the backslash
+   * are escaped, the control characters below U+0020 by their short escapes (b, t, n, f, r) or as
+   * six-character escapes with upper-case hex digits (as Jackson's generator writes them), and
+   * every other character is itself (UTF-8 once written out). A lone surrogate, which UTF-8 cannot
+   * carry, is written as its six-character escape rather than lost or refused: this quotes error
+   * messages, which may repeat what a peer sent.
+   */
   public static String quote(String text) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream(text.length() + 16);
-    try (JsonGenerator g = FACTORY.createGenerator(out)) {
-      g.writeString(text);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+    StringBuilder out = new StringBuilder(text.length() + 16).append('"');
+    int n = text.length();
+    for (int i = 0; i < n; i++) {
+      char c = text.charAt(i);
+      switch (c) {
+        case '"' -> out.append("\\\"");
+        case '\\' -> out.append("\\\\");
+        case '\b' -> out.append("\\b");
+        case '\t' -> out.append("\\t");
+        case '\n' -> out.append("\\n");
+        case '\f' -> out.append("\\f");
+        case '\r' -> out.append("\\r");
+        default -> {
+          boolean lone = Character.isHighSurrogate(c) ? i + 1 >= n || !Character.isLowSurrogate(text.charAt(i + 1))
+              : Character.isLowSurrogate(c) && (i == 0 || !Character.isHighSurrogate(text.charAt(i - 1)));
+          if (c < 0x20 || lone) {
+            out.append("\\u").append(HEX[c >> 12]).append(HEX[(c >> 8) & 0xF]).append(HEX[(c >> 4) & 0xF]).append(HEX[c & 0xF]);
+          } else {
+            out.append(c);
+          }
+        }
+      }
     }
-    return out.toString(StandardCharsets.UTF_8);
+    return out.append('"').toString();
   }
 }

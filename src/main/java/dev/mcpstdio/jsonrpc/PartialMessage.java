@@ -44,7 +44,7 @@ public final class PartialMessage {
         String name = p.currentName();
         p.nextToken();
         if (name.equals("id")) {
-          id = Json.readId(p, head, 0);
+          id = readId(p, head);
           if (id != null && !id.isString() && Json.valueEnd(p, 0) >= head.length) {
             return new Seen(null, method); // the bytes stop at the end of the number: its digits may go on
           }
@@ -60,5 +60,19 @@ public final class PartialMessage {
       // the bytes ran out: report what was seen
     }
     return new Seen(id, method);
+  }
+
+  /** The id at the parser's current token: a string or a number, else null. */
+  private static JsonRpcId readId(JsonParser p, byte[] head) throws IOException {
+    int start = Json.tokenStart(p, 0);
+    JsonToken t = p.currentToken();
+    if (t == JsonToken.VALUE_STRING) {
+      String value = p.getText();
+      return JsonRpcId.ofString(new JsonSpan(start, Json.valueEnd(p, 0)).text(head), value);
+    }
+    if (t == JsonToken.VALUE_NUMBER_INT || t == JsonToken.VALUE_NUMBER_FLOAT) {
+      return JsonRpcId.ofNumber(p.getText());
+    }
+    return null;
   }
 }
