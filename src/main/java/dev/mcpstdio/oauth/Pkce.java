@@ -23,7 +23,8 @@ public record Pkce(String verifier, String challenge) {
     return new Pkce(verifier, challengeOf(verifier));
   }
 
-  static String challengeOf(String verifier) {
+  /** base64url(SHA-256(verifier)), unpadded: the S256 challenge of {@code verifier} (RFC 7636 section 4.2). */
+  public static String challengeOf(String verifier) {
     try {
       return URL.encodeToString(MessageDigest.getInstance("SHA-256").digest(verifier.getBytes(StandardCharsets.US_ASCII)));
     } catch (NoSuchAlgorithmException e) {

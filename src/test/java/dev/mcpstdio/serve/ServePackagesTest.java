@@ -18,7 +18,8 @@ import org.junit.jupiter.api.Test;
  * the 2026-era path ({@code serve.era2026}) beside each other, never naming each other; the HTTP
  * pieces both use ({@code serve.http}: replies, event streams, bodies, byte budgets) at the bottom,
  * naming nothing of serve. Of the top package, an era may name only the configuration record
- * ({@code ServeConfig}); the 2026 era names none of it (its settings are its own).
+ * ({@code ServeConfig}); the 2026 era names none of it (its settings are its own). The embedded
+ * authorization server's rules ({@code serve.auth}) name nothing of serve either.
  */
 class ServePackagesTest {
 
@@ -26,11 +27,12 @@ class ServePackagesTest {
   private static final Pattern NAME = Pattern.compile("\\bdev\\.mcpstdio\\.serve((?:\\.[a-z0-9]+)*)\\.([A-Z]\\w*)");
 
   @Test
-  void theErasNeverNameEachOtherAndHttpNamesNothingOfServe() throws IOException {
+  void theErasNeverNameEachOtherAndHttpAndAuthNameNothingOfServe() throws IOException {
     List<String> offending = new ArrayList<>();
     check("era2025", List.of("", ".era2025", ".http"), List.of("ServeConfig"), offending);
     check("era2026", List.of(".era2026", ".http"), List.of(), offending);
     check("http", List.of(".http"), List.of(), offending);
+    check("auth", List.of(".auth"), List.of(), offending);
     assertThat(offending).isEmpty();
   }
 
