@@ -85,6 +85,13 @@ final class ServeCommand {
     spec.addOption(OptionSpec.builder("--allow-origin").paramLabel("ORIGIN").type(List.class).auxiliaryTypes(String.class)
         .description("Also accept browser requests from this origin, e.g. https://app.example (repeatable).").build());
     option(spec, "--public-url", "URL", String.class, "The URL clients use to reach this endpoint (behind a proxy).");
+    flag(spec, "--enable-oauth", "Run an embedded OAuth 2.1 authorization server; clients sign their user in (docs/reference.md).");
+    option(spec, "--dev-user", "NAME", String.class, "With --enable-oauth: sign every authorization in as NAME (local tests only).");
+    option(spec, "--trusted-user-header", "NAME", String.class,
+        "With --enable-oauth: the header an authenticating proxy in front sets to the signed-in user.");
+    spec.addOption(OptionSpec.builder("--allow-redirect-uri").paramLabel("URI").type(List.class).auxiliaryTypes(String.class)
+        .description("With --enable-oauth: a hosted client's exact https redirect URI (repeatable).").build());
+    option(spec, "--access-token-ttl", "SECONDS", String.class, "With --enable-oauth: access token lifetime (default 3600).");
     flag(spec, "--trust-proxy-headers",
         "A proxy in front sets X-Forwarded-Host and X-Forwarded-Proto: reflect them (ignored otherwise).");
     option(spec, "--auth-token", "TOKEN", String.class,
@@ -125,7 +132,8 @@ final class ServeCommand {
       "--messages-path", "--session-arg", "--workspace-root", "--callback-timeout", "--child-stderr-rate", "--max-sessions",
       "--session-idle-ttl", "--max-message-size", "--backend-timeout", "--max-connections", "--header-timeout",
       "--body-timeout", "--allow-origin", "--public-url", "--auth-token", "--log-level", "--cache-ttl-ms",
-      "--modern-idle-ttl", "--max-children-per-principal", "--max-pool-children", "--warm");
+      "--modern-idle-ttl", "--max-children-per-principal", "--max-pool-children", "--warm", "--dev-user",
+      "--trusted-user-header", "--allow-redirect-uri", "--access-token-ttl");
 
   /** The arguments before the child's command: a {@code --help} after it is the child's own. */
   static String[] gatewayOptions(String[] args) {
@@ -194,7 +202,48 @@ final class ServeCommand {
     return new ServeConfig(host, port, path, child, maxSessions, idle, maxMessage, backend,
         ServeConfig.DEFAULT_KEEP_ALIVE, origins, publicUrl, r.hasMatchedOption("--trust-proxy-headers"), token,
         ChildProcess.Ladder.DEFAULT, level(r), r.hasMatchedOption("--no-sse") ? null : ssePath, messagesPath, launch(r),
-        connections, era2026(r), warm);
+        connections, era2026(r), warm, oauth(r, log));
+  }
+
+  /** {@code --enable-oauth} and the flags that go with it. */
+  private static ServeConfig.EmbeddedOAuth oauth(ParseResult r, Log log) throws UsageException {
+    boolean enabled = r.hasMatchedOption("--enable-oauth");
+    List<String> allowed = r.matchedOptionValue("--allow-redirect-uri", List.<String>of());
+    String devUser = r.matchedOptionValue("--dev-user", (String) null);
+    String header = r.matchedOptionValue("--trusted-user-header", (String) null);
+    boolean ttlGiven = r.hasMatchedOption("--access-token-ttl");
+    if (!enabled && (!allowed.isEmpty() || devUser != null || header != null || ttlGiven)) {
+      throw new UsageException("--allow-redirect-uri, --dev-user, --trusted-user-header and --access-token-ttl need --enable-oauth",
+          ExitCodes.USAGE);
+    }
+    if (devUser != null && (devUser.isBlank() || devUser.length() > 256 || devUser.chars().anyMatch(c -> c < 0x20 || c == 0x7F))) {
+      throw new UsageException("--dev-user must be 1 to 256 characters without control characters", ExitCodes.USAGE);
+    }
+    if (header != null && !header.matches("[A-Za-z0-9-]{1,64}")) {
+      throw new UsageException("--trusted-user-header must be a header name (letters, digits, '-')", ExitCodes.USAGE);
+    }
+    for (String uri : allowed) {
+      URI u;
+      try {
+        u = new URI(uri);
+      } catch (java.net.URISyntaxException e) {
+        throw new UsageException("--allow-redirect-uri is not a URI: " + uri, ExitCodes.USAGE);
+      }
+      if (!"https".equals(u.getScheme()) || u.getHost() == null || u.getRawFragment() != null) {
+        throw new UsageException("--allow-redirect-uri must be an https URL without a fragment: " + uri, ExitCodes.USAGE);
+      }
+    }
+    Duration ttl = seconds(r, "--access-token-ttl", ServeConfig.EmbeddedOAuth.OFF.accessTokenTtl(), false);
+    if (ttl.toSeconds() < 60 || ttl.toDays() > 1) {
+      throw new UsageException("--access-token-ttl must be from 60 to 86400 seconds", ExitCodes.USAGE);
+    }
+    if (enabled && devUser != null) {
+      log.warn("--dev-user signs every authorization in as " + devUser + ": for local tests only");
+    }
+    if (enabled && devUser == null && header == null) {
+      log.warn("--enable-oauth without --trusted-user-header or --dev-user: nobody can sign in, every authorization is denied");
+    }
+    return enabled ? new ServeConfig.EmbeddedOAuth(true, devUser, header, java.util.Set.copyOf(allowed), ttl) : ServeConfig.EmbeddedOAuth.OFF;
   }
 
   /**

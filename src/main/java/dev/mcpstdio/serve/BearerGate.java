@@ -43,12 +43,24 @@ final class BearerGate {
     if (authorization == null) {
       return Verdict.MISSING;
     }
-    String value = authorization.trim();
-    if (value.length() < 7 || !value.substring(0, 7).toLowerCase(Locale.ROOT).equals("bearer ")) {
+    String token = token(authorization);
+    if (token == null) {
       return Verdict.MISSING;
     }
-    byte[] presented = digest(value.substring(7).trim());
-    return MessageDigest.isEqual(presented, expected) ? Verdict.ALLOWED : Verdict.INVALID;
+    return MessageDigest.isEqual(digest(token), expected) ? Verdict.ALLOWED : Verdict.INVALID;
+  }
+
+  /** The token of an {@code Authorization: Bearer} header (RFC 6750 section 2.1); null without one. */
+  static String token(String authorization) {
+    if (authorization == null) {
+      return null;
+    }
+    String value = authorization.trim();
+    if (value.length() < 7 || !value.substring(0, 7).toLowerCase(Locale.ROOT).equals("bearer ")) {
+      return null;
+    }
+    String token = value.substring(7).trim();
+    return token.isEmpty() ? null : token;
   }
 
   /** The {@code WWW-Authenticate} value for a 401 (error attributes only when a token was sent). */
@@ -64,10 +76,14 @@ final class BearerGate {
     return base(origin) + "/.well-known/oauth-protected-resource" + ServeConfig.pathPrefix(publicUrl) + path;
   }
 
-  /** The RFC 9728 protected-resource document for this endpoint. */
-  String metadataDocument(String origin) {
-    return "{\"resource\":\"" + base(origin) + ServeConfig.pathPrefix(publicUrl) + path + "\",\"bearer_methods_supported\":[\"header\"],"
-        + "\"resource_name\":\"mcp-stdio serve\"}";
+  /**
+   * The RFC 9728 protected-resource document for this endpoint; {@code authorizationServer} (the
+   * embedded one's issuer) is named when there is one.
+   */
+  String metadataDocument(String origin, String authorizationServer) {
+    return "{\"resource\":\"" + base(origin) + ServeConfig.pathPrefix(publicUrl) + path + "\","
+        + (authorizationServer == null ? "" : "\"authorization_servers\":[" + dev.mcpstdio.jsonrpc.Json.quote(authorizationServer) + "],")
+        + "\"bearer_methods_supported\":[\"header\"],\"resource_name\":\"mcp-stdio serve\"}";
   }
 
   private String base(String origin) {

@@ -59,7 +59,27 @@ public record ServeConfig(
     SessionLaunch launch,
     Connections connections,
     Era2026 era2026,
-    int warm) {
+    int warm,
+    EmbeddedOAuth oauth) {
+
+  /**
+   * The embedded OAuth 2.1 authorization server ({@code --enable-oauth}; docs/reference.md).
+   *
+   * @param devUser the user every authorization signs in as ({@code --dev-user}; local tests only)
+   * @param trustedUserHeader the header an authenticating proxy in front sets to the signed-in user
+   *     ({@code --trusted-user-header}); it wins over {@code devUser} when a request carries it
+   * @param allowedRedirectUris exact redirect URIs a client may register beside the loopback ones
+   *     ({@code --allow-redirect-uri}: a hosted client's callback)
+   * @param accessTokenTtl how long an access token lives ({@code --access-token-ttl})
+   */
+  public record EmbeddedOAuth(boolean enabled, String devUser, String trustedUserHeader, java.util.Set<String> allowedRedirectUris,
+      Duration accessTokenTtl) {
+    public static final EmbeddedOAuth OFF = new EmbeddedOAuth(false, null, null, java.util.Set.of(), Duration.ofHours(1));
+
+    public EmbeddedOAuth {
+      allowedRedirectUris = java.util.Set.copyOf(allowedRedirectUris);
+    }
+  }
 
   /**
    * The 2026 era on the MCP endpoint.
@@ -176,70 +196,77 @@ public record ServeConfig(
     return new ServeConfig("127.0.0.1", DEFAULT_PORT, DEFAULT_PATH, child, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TTL,
         DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_BACKEND_TIMEOUT, DEFAULT_KEEP_ALIVE, List.of(), null, false, null,
         ChildProcess.Ladder.DEFAULT, Log.Level.INFO, DEFAULT_SSE_PATH, DEFAULT_MESSAGES_PATH, SessionLaunch.NONE,
-        Connections.DEFAULT, Era2026.DEFAULT, 0);
+        Connections.DEFAULT, Era2026.DEFAULT, 0, EmbeddedOAuth.OFF);
   }
 
   public ServeConfig withPort(int newPort) {
     return new ServeConfig(host, newPort, path, child, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
-        keepAlive, allowedOrigins, publicUrl, trustProxyHeaders, authToken, ladder, logLevel, ssePath, messagesPath, launch, connections, era2026, warm);
+        keepAlive, allowedOrigins, publicUrl, trustProxyHeaders, authToken, ladder, logLevel, ssePath, messagesPath, launch, connections, era2026, warm, oauth);
   }
 
   public ServeConfig withAuthToken(String token) {
     return new ServeConfig(host, port, path, child, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
-        keepAlive, allowedOrigins, publicUrl, trustProxyHeaders, token, ladder, logLevel, ssePath, messagesPath, launch, connections, era2026, warm);
+        keepAlive, allowedOrigins, publicUrl, trustProxyHeaders, token, ladder, logLevel, ssePath, messagesPath, launch, connections, era2026, warm, oauth);
   }
 
   public ServeConfig withLimits(int sessions, Duration idleTtl, long messageSize, Duration timeout, Duration alive) {
     return new ServeConfig(host, port, path, child, sessions, idleTtl, messageSize, timeout, alive, allowedOrigins,
-        publicUrl, trustProxyHeaders, authToken, ladder, logLevel, ssePath, messagesPath, launch, connections, era2026, warm);
+        publicUrl, trustProxyHeaders, authToken, ladder, logLevel, ssePath, messagesPath, launch, connections, era2026, warm, oauth);
   }
 
   public ServeConfig withOrigins(List<String> origins, URI url) {
     return new ServeConfig(host, port, path, child, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
-        keepAlive, origins, url, trustProxyHeaders, authToken, ladder, logLevel, ssePath, messagesPath, launch, connections, era2026, warm);
+        keepAlive, origins, url, trustProxyHeaders, authToken, ladder, logLevel, ssePath, messagesPath, launch, connections, era2026, warm, oauth);
   }
 
   public ServeConfig withChild(ChildSpec newChild, ChildProcess.Ladder newLadder) {
     return new ServeConfig(host, port, path, newChild, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
-        keepAlive, allowedOrigins, publicUrl, trustProxyHeaders, authToken, newLadder, logLevel, ssePath, messagesPath, launch, connections, era2026, warm);
+        keepAlive, allowedOrigins, publicUrl, trustProxyHeaders, authToken, newLadder, logLevel, ssePath, messagesPath, launch, connections, era2026, warm, oauth);
   }
 
   /** The same, with the legacy HTTP+SSE endpoints at these paths ({@code ssePath} null: none). */
   public ServeConfig withLegacySse(String newSsePath, String newMessagesPath) {
     return new ServeConfig(host, port, path, child, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
-        keepAlive, allowedOrigins, publicUrl, trustProxyHeaders, authToken, ladder, logLevel, newSsePath, newMessagesPath, launch, connections, era2026, warm);
+        keepAlive, allowedOrigins, publicUrl, trustProxyHeaders, authToken, ladder, logLevel, newSsePath, newMessagesPath, launch, connections, era2026, warm, oauth);
   }
 
   public ServeConfig withLaunch(SessionLaunch newLaunch) {
     return new ServeConfig(host, port, path, child, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
-        keepAlive, allowedOrigins, publicUrl, trustProxyHeaders, authToken, ladder, logLevel, ssePath, messagesPath, newLaunch, connections, era2026, warm);
+        keepAlive, allowedOrigins, publicUrl, trustProxyHeaders, authToken, ladder, logLevel, ssePath, messagesPath, newLaunch, connections, era2026, warm, oauth);
   }
 
   /** The same, with these connection bounds. */
   public ServeConfig withConnections(Connections newConnections) {
     return new ServeConfig(host, port, path, child, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
         keepAlive, allowedOrigins, publicUrl, trustProxyHeaders, authToken, ladder, logLevel, ssePath, messagesPath, launch,
-        newConnections, era2026, warm);
+        newConnections, era2026, warm, oauth);
   }
 
   /** The same, serving the 2026 era with these settings. */
   public ServeConfig withEra2026(Era2026 newEra2026) {
     return new ServeConfig(host, port, path, child, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
         keepAlive, allowedOrigins, publicUrl, trustProxyHeaders, authToken, ladder, logLevel, ssePath, messagesPath, launch,
-        connections, newEra2026, warm);
+        connections, newEra2026, warm, oauth);
   }
 
   /** The same, keeping {@code n} session children spawned ahead of their clients ({@code --warm}). */
   public ServeConfig withWarm(int n) {
     return new ServeConfig(host, port, path, child, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
         keepAlive, allowedOrigins, publicUrl, trustProxyHeaders, authToken, ladder, logLevel, ssePath, messagesPath, launch,
-        connections, era2026, n);
+        connections, era2026, n, oauth);
+  }
+
+  /** The same, with the embedded authorization server so configured. */
+  public ServeConfig withOAuth(EmbeddedOAuth newOAuth) {
+    return new ServeConfig(host, port, path, child, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
+        keepAlive, allowedOrigins, publicUrl, trustProxyHeaders, authToken, ladder, logLevel, ssePath, messagesPath, launch,
+        connections, era2026, warm, newOAuth);
   }
 
   /** The same, trusting (or not) the {@code X-Forwarded-*} headers of a proxy in front. */
   public ServeConfig withTrustProxyHeaders(boolean trust) {
     return new ServeConfig(host, port, path, child, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
-        keepAlive, allowedOrigins, publicUrl, trust, authToken, ladder, logLevel, ssePath, messagesPath, launch, connections, era2026, warm);
+        keepAlive, allowedOrigins, publicUrl, trust, authToken, ladder, logLevel, ssePath, messagesPath, launch, connections, era2026, warm, oauth);
   }
 
   /** The path of the public URL (a proxy's prefix) without a trailing slash; empty without one. */

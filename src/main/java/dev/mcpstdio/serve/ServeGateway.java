@@ -7,6 +7,9 @@ import dev.mcpstdio.serve.era2025.McpEndpoint;
 import dev.mcpstdio.serve.era2025.Sessions;
 import dev.mcpstdio.serve.era2026.ChildPool;
 import dev.mcpstdio.serve.era2026.Era2026Endpoint;
+import dev.mcpstdio.serve.auth.AuthorizationEndpoints;
+import dev.mcpstdio.serve.auth.GrantSettings;
+import dev.mcpstdio.serve.auth.Grants;
 import dev.mcpstdio.serve.http.Replies;
 import dev.mcpstdio.serve.http.RequestBodies;
 import dev.mcpstdio.stdio.Log;
@@ -39,6 +42,7 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
 public final class ServeGateway implements AutoCloseable {
 
   private static final String METADATA_PATH = "/.well-known/oauth-protected-resource";
+  private static final String AS_METADATA_PATH = "/.well-known/oauth-authorization-server";
 
   /** Jetty's system property for its padding of contended fields (see the static block). */
   static final String REFERENCES_PER_CACHE_LINE = "org.eclipse.jetty.util.referencesPerCacheLine";
@@ -69,6 +73,7 @@ public final class ServeGateway implements AutoCloseable {
   static final java.time.Duration HANDSHAKE_TIMEOUT = java.time.Duration.ofSeconds(60);
   private final HostGuard guard;
   private final BearerGate gate;
+  private final AuthorizationEndpoints oauth; // null without --enable-oauth
   private final McpEndpoint endpoint;
   private final McpPost post;
   private final LegacySseEndpoint legacy;
@@ -84,6 +89,11 @@ public final class ServeGateway implements AutoCloseable {
     this.sessions = new Sessions(config, log);
     this.guard = new HostGuard(config.host(), config.publicUrl(), config.allowedOrigins());
     this.gate = new BearerGate(config.authToken(), config.publicUrl(), config.path());
+    this.oauth = config.oauth().enabled() ? new AuthorizationEndpoints(
+        new Grants(GrantSettings.DEFAULTS.withAccessTokenTtl(config.oauth().accessTokenTtl()), config.oauth().allowedRedirectUris(),
+            System::currentTimeMillis),
+        config.connections().bodyTimeout(), request -> Origins.effective(request, config) + config.pathPrefix(),
+        new SignedInUser(config.oauth())::of, config.path(), log.tagged("oauth")) : null;
     this.bodies = new RequestBodies(config.maxMessageSize(), config.connections().bodyTimeout());
     this.era2026 = new Era2026Endpoint(new ChildPool.Settings(config.child(), config.maxMessageSize(), config.ladder(),
         config.launch().stderrLimit(), config.era2026().perPrincipal(), config.era2026().total(), config.era2026().idleTtl(),
@@ -162,7 +172,8 @@ public final class ServeGateway implements AutoCloseable {
   }
 
   public String describe() {
-    String auth = gate.enabled() ? "static bearer token" : "no auth";
+    String auth = gate.enabled() && oauth != null ? "static bearer token and embedded OAuth"
+        : gate.enabled() ? "static bearer token" : oauth != null ? "embedded OAuth" : "no auth";
     String idle = config.sessionIdleTtl().isZero() ? "no idle eviction" : "idle-ttl " + config.sessionIdleTtl().toSeconds() + " s";
     String sse = config.ssePath() == null ? "no HTTP+SSE" : "HTTP+SSE at " + config.ssePath() + " and " + config.messagesPath();
     String warm = config.warm() == 0 ? "" : ", " + config.warm() + " warm";
@@ -190,14 +201,21 @@ public final class ServeGateway implements AutoCloseable {
     }
     routes.exact("/healthz", MethodHandler.on("GET", ServeGateway::healthy).on("HEAD", ServeGateway::healthy).elseNotFound());
     routes.exact("/readyz", MethodHandler.on("GET", this::ready).on("HEAD", this::ready).elseNotFound());
-    if (gate.enabled()) {
+    if (gate.enabled() || oauth != null) {
       routes.subtree(METADATA_PATH, MethodHandler.on("GET", this::metadata).on("HEAD", this::metadata).elseNotFound());
+    }
+    if (oauth != null) {
+      routes.subtree(AS_METADATA_PATH, MethodHandler.on("GET", oauth::metadata).on("HEAD", oauth::metadata).elseNotFound());
+      routes.exact(AuthorizationEndpoints.AUTHORIZE, MethodHandler.on("GET", oauth::authorize).build());
+      routes.exact(AuthorizationEndpoints.TOKEN, MethodHandler.on("POST", oauth::token).build());
+      routes.exact(AuthorizationEndpoints.REGISTER, MethodHandler.on("POST", oauth::register).build());
+      routes.exact(AuthorizationEndpoints.REVOKE, MethodHandler.on("POST", oauth::revoke).build());
     }
     return new AccessLog(log, new HostOriginGuard(guard, log, routes));
   }
 
   private Handler protect(Handler endpointHandler) {
-    return new AuthGate(gate, config, endpointHandler);
+    return new AuthGate(gate, oauth, config, endpointHandler);
   }
 
   private static void healthy(Request request, Response response, Callback callback) {
@@ -212,7 +230,8 @@ public final class ServeGateway implements AutoCloseable {
 
   private void metadata(Request request, Response response, Callback callback) {
     response.getHeaders().put(HttpHeader.ACCESS_CONTROL_ALLOW_ORIGIN, "*");
-    Replies.text(response, callback, 200, "application/json", gate.metadataDocument(Origins.effective(request, config)));
+    Replies.text(response, callback, 200, "application/json",
+        gate.metadataDocument(Origins.effective(request, config), oauth == null ? null : oauth.issuer(request)));
   }
 
   /** The callbacks events API: {@code GET /callbacks}, {@code POST /callbacks/<id>/reply}; anything else there is 404. */

@@ -492,4 +492,47 @@ class ServeCommandTest {
         .isInstanceOf(UsageException.class)
         .hasMessageContaining("--max-sessions expects a whole number from 1 to 100000, got 'x'");
   }
+
+  @org.junit.jupiter.api.Nested
+  class EmbeddedOAuth {
+
+    @org.junit.jupiter.api.Test
+    void offByDefault() throws UsageException {
+      assertThat(parse("--", "cat").oauth()).isEqualTo(ServeConfig.EmbeddedOAuth.OFF);
+    }
+
+    @org.junit.jupiter.api.Test
+    void enabledWithItsFlags() throws UsageException {
+      ServeConfig.EmbeddedOAuth o = parse("--enable-oauth", "--trusted-user-header", "X-Forwarded-User", "--dev-user", "dev",
+          "--allow-redirect-uri", "https://claude.ai/api/mcp/auth_callback", "--allow-redirect-uri", "https://b.example/cb",
+          "--access-token-ttl", "600", "--", "cat").oauth();
+      assertThat(o.enabled()).isTrue();
+      assertThat(o.trustedUserHeader()).isEqualTo("X-Forwarded-User");
+      assertThat(o.devUser()).isEqualTo("dev");
+      assertThat(o.allowedRedirectUris()).containsExactlyInAnyOrder("https://claude.ai/api/mcp/auth_callback", "https://b.example/cb");
+      assertThat(o.accessTokenTtl()).hasSeconds(600);
+      assertThat(logText()).contains("--dev-user signs every authorization in as dev");
+    }
+
+    @org.junit.jupiter.api.Test
+    void withNobodyToSignInItSaysSo() throws UsageException {
+      assertThat(parse("--enable-oauth", "--", "cat").oauth().enabled()).isTrue();
+      assertThat(logText()).contains("nobody can sign in");
+    }
+
+    @org.junit.jupiter.api.Test
+    void itsFlagsNeedIt() {
+      assertThat(usageError("--dev-user", "x", "--", "cat").getMessage()).contains("need --enable-oauth");
+      assertThat(usageError("--allow-redirect-uri", "https://a.example/cb", "--", "cat").getMessage()).contains("need --enable-oauth");
+    }
+
+    @org.junit.jupiter.api.Test
+    void badValuesAreRefused() {
+      assertThat(usageError("--enable-oauth", "--trusted-user-header", "X User", "--", "cat").getMessage()).contains("header name");
+      assertThat(usageError("--enable-oauth", "--dev-user", "a\nb", "--", "cat").getMessage()).contains("--dev-user");
+      assertThat(usageError("--enable-oauth", "--allow-redirect-uri", "http://a.example/cb", "--", "cat").getMessage()).contains("https");
+      assertThat(usageError("--enable-oauth", "--allow-redirect-uri", "https://a.example/cb#x", "--", "cat").getMessage()).contains("https");
+      assertThat(usageError("--enable-oauth", "--access-token-ttl", "30", "--", "cat").getMessage()).contains("60 to 86400");
+    }
+  }
 }

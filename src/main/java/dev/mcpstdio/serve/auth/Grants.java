@@ -34,7 +34,6 @@ public final class Grants {
   private static final Pattern PKCE_VALUE = Pattern.compile("[A-Za-z0-9._~-]{43,128}");
 
   private final GrantSettings settings;
-  private final String resource;
   private final Set<String> allowedRedirects;
   private final LongSupplier clock;
 
@@ -47,13 +46,11 @@ public final class Grants {
   private final BoundedStore<Used> usedRefreshTokens;
 
   /**
-   * @param resource this endpoint's resource URL (RFC 8707): every token is bound to it
    * @param allowedRedirects the operator's exact redirect URIs beside the loopback ones
    * @param clock epoch milliseconds
    */
-  public Grants(GrantSettings settings, String resource, Set<String> allowedRedirects, LongSupplier clock) {
+  public Grants(GrantSettings settings, Set<String> allowedRedirects, LongSupplier clock) {
     this.settings = settings;
-    this.resource = withoutTrailingSlash(resource);
     this.allowedRedirects = Set.copyOf(allowedRedirects);
     this.clock = clock;
     this.codes = new BoundedStore<>(settings.maxEntries());
@@ -64,11 +61,11 @@ public final class Grants {
   }
 
   /** A code waiting to be redeemed. */
-  private record Code(String clientId, String redirectUri, String challenge, String user, String scope, String family,
-      long expiresAt) implements BoundedStore.Expiring {}
+  private record Code(String clientId, String redirectUri, String challenge, String user, String scope, String resource,
+      String family, long expiresAt) implements BoundedStore.Expiring {}
 
   /** An access or refresh token. */
-  private record Token(String user, String clientId, String scope, String family, long expiresAt)
+  private record Token(String user, String clientId, String scope, String resource, String family, long expiresAt)
       implements BoundedStore.Expiring {}
 
   /** A code or refresh token used once: presented again, it reveals a copy. */
@@ -121,7 +118,12 @@ public final class Grants {
 
   // authorization --------------------------------------------------------------------------
 
-  public AuthorizeOutcome authorize(AuthorizationRequest r) {
+  /**
+   * The authorization endpoint for the resource {@code thisResource} (the endpoint's URL as the
+   * client reached it, RFC 8707): a {@code resource} the request names must be it, and the code
+   * and its tokens are bound to it.
+   */
+  public AuthorizeOutcome authorize(AuthorizationRequest r, String thisResource) {
     RegisteredClient client = client(r.clientId());
     if (client == null) {
       return new AuthorizeOutcome.Refused("unknown client_id");
@@ -141,6 +143,7 @@ public final class Grants {
     if (!PKCE_VALUE.matcher(r.codeChallenge()).matches()) {
       return new AuthorizeOutcome.RedirectError("invalid_request", "code_challenge is malformed");
     }
+    String resource = withoutTrailingSlash(thisResource);
     if (r.resource() != null && !withoutTrailingSlash(r.resource()).equals(resource)) {
       return new AuthorizeOutcome.RedirectError("invalid_target", "resource is not this server's");
     }
@@ -151,7 +154,7 @@ public final class Grants {
     long now = clock.getAsLong();
     synchronized (this) {
       codes.put(OpaqueTokens.key(code), new Code(client.clientId(), r.redirectUri(), r.codeChallenge(), r.user(),
-          blankToNull(r.scope()), OpaqueTokens.fresh(), now + settings.codeTtl().toMillis()), now);
+          blankToNull(r.scope()), resource, OpaqueTokens.fresh(), now + settings.codeTtl().toMillis()), now);
     }
     return new AuthorizeOutcome.Issued(code);
   }
@@ -212,7 +215,7 @@ public final class Grants {
       return new TokenOutcome.Failed("invalid_grant", "code_verifier does not match the code_challenge");
     }
     synchronized (this) {
-      return issue(grant.user(), grant.clientId(), grant.scope(), grant.family(), now);
+      return issue(grant.user(), grant.clientId(), grant.scope(), grant.resource(), grant.family(), now);
     }
   }
 
@@ -250,17 +253,17 @@ public final class Grants {
       }
       refreshTokens.remove(key);
       usedRefreshTokens.put(key, new Used(token.family(), now, token.expiresAt()), now);
-      return issue(token.user(), token.clientId(), scope, token.family(), now);
+      return issue(token.user(), token.clientId(), scope, token.resource(), token.family(), now);
     }
   }
 
   /** A new access and refresh token in {@code family}; under the lock. */
-  private TokenOutcome.Issued issue(String user, String clientId, String scope, String family, long now) {
+  private TokenOutcome.Issued issue(String user, String clientId, String scope, String resource, String family, long now) {
     String access = OpaqueTokens.fresh();
     String refresh = OpaqueTokens.fresh();
     long ttl = settings.accessTokenTtl().toMillis();
-    accessTokens.put(OpaqueTokens.key(access), new Token(user, clientId, scope, family, now + ttl), now);
-    refreshTokens.put(OpaqueTokens.key(refresh), new Token(user, clientId, scope, family,
+    accessTokens.put(OpaqueTokens.key(access), new Token(user, clientId, scope, resource, family, now + ttl), now);
+    refreshTokens.put(OpaqueTokens.key(refresh), new Token(user, clientId, scope, resource, family,
         now + settings.refreshTokenTtl().toMillis()), now);
     // one second less than the token lives, so that a client never holds a token it thinks is live
     return new TokenOutcome.Issued(access, refresh, settings.accessTokenTtl().toSeconds() - 1, scope);
@@ -300,23 +303,18 @@ public final class Grants {
   }
 
   /**
-   * The user an access token stands for, when it is live and was issued by this server (and so
-   * for this resource, the only one it issues tokens for); else null.
+   * The user an access token stands for, when it is live, was issued by this server, and for
+   * {@code thisResource} (its audience, RFC 8707; a trailing slash aside); else null.
    */
-  public String principal(String accessToken) {
+  public String principal(String accessToken, String thisResource) {
     if (accessToken == null || accessToken.isEmpty()) {
       return null;
     }
     long now = clock.getAsLong();
     synchronized (this) {
       Token t = accessTokens.live(OpaqueTokens.key(accessToken), now);
-      return t == null ? null : t.user();
+      return t == null || !t.resource().equals(withoutTrailingSlash(thisResource)) ? null : t.user();
     }
-  }
-
-  /** This server's resource URL, without a trailing slash. */
-  public String resource() {
-    return resource;
   }
 
   // --------------------------------------------------------------------------------------------

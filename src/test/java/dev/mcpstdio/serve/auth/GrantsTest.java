@@ -21,7 +21,7 @@ class GrantsTest {
   private static final String HOSTED = "https://claude.ai/api/mcp/auth_callback";
 
   private final AtomicLong now = new AtomicLong(1_700_000_000_000L);
-  private final Grants grants = new Grants(GrantSettings.DEFAULTS, RESOURCE, Set.of(HOSTED), now::get);
+  private final Grants grants = new Grants(GrantSettings.DEFAULTS, Set.of(HOSTED), now::get);
   private final Pkce pkce = Pkce.create();
 
   private RegisteredClient client() throws Grants.RegistrationRefused {
@@ -33,7 +33,7 @@ class GrantsTest {
   }
 
   private String code(RegisteredClient c) {
-    AuthorizeOutcome o = grants.authorize(request(c));
+    AuthorizeOutcome o = grants.authorize(request(c), RESOURCE);
     assertThat(o).isInstanceOf(AuthorizeOutcome.Issued.class);
     return ((AuthorizeOutcome.Issued) o).code();
   }
@@ -100,7 +100,7 @@ class GrantsTest {
     @Test
     void atTheClientBoundTheOldestRegistrationMakesRoom() throws Exception {
       Grants small = new Grants(new GrantSettings(Duration.ofHours(1), Duration.ofSeconds(60), Duration.ofDays(30),
-          Duration.ofSeconds(10), 2, 10), RESOURCE, Set.of(), now::get);
+          Duration.ofSeconds(10), 2, 10), Set.of(), now::get);
       RegisteredClient first = small.register(List.of(REDIRECT));
       RegisteredClient second = small.register(List.of(REDIRECT));
       RegisteredClient third = small.register(List.of(REDIRECT));
@@ -117,16 +117,16 @@ class GrantsTest {
     void anUnknownClientOrARedirectUriOneCharacterOffIsRefusedWithoutRedirect() throws Exception {
       RegisteredClient c = client();
       AuthorizationRequest r = request(c);
-      assertThat(grants.authorize(new AuthorizationRequest("nope", REDIRECT, "code", pkce.challenge(), "S256", null, null, "alice")))
+      assertThat(grants.authorize(new AuthorizationRequest("nope", REDIRECT, "code", pkce.challenge(), "S256", null, null, "alice"), RESOURCE))
           .isInstanceOf(AuthorizeOutcome.Refused.class);
-      assertThat(grants.authorize(new AuthorizationRequest(null, REDIRECT, "code", pkce.challenge(), "S256", null, null, "alice")))
+      assertThat(grants.authorize(new AuthorizationRequest(null, REDIRECT, "code", pkce.challenge(), "S256", null, null, "alice"), RESOURCE))
           .isInstanceOf(AuthorizeOutcome.Refused.class);
       for (String off : List.of("http://127.0.0.1:53682/callbacK", "http://127.0.0.1:53682/callback/", "http://127.0.0.2:53682/callback",
           "http://localhost:53682/callback", "http://127.0.0.1:53682/callback?x=1")) {
-        assertThat(grants.authorize(new AuthorizationRequest(c.clientId(), off, r.responseType(), r.codeChallenge(), "S256", null, null, "alice")))
+        assertThat(grants.authorize(new AuthorizationRequest(c.clientId(), off, r.responseType(), r.codeChallenge(), "S256", null, null, "alice"), RESOURCE))
             .as(off).isInstanceOf(AuthorizeOutcome.Refused.class);
       }
-      assertThat(grants.authorize(new AuthorizationRequest(c.clientId(), null, "code", pkce.challenge(), "S256", null, null, "alice")))
+      assertThat(grants.authorize(new AuthorizationRequest(c.clientId(), null, "code", pkce.challenge(), "S256", null, null, "alice"), RESOURCE))
           .isInstanceOf(AuthorizeOutcome.Refused.class);
     }
 
@@ -134,7 +134,7 @@ class GrantsTest {
     void aLoopbackRedirectUriMayComeOnAnotherPort() throws Exception {
       RegisteredClient c = client();
       assertThat(grants.authorize(new AuthorizationRequest(c.clientId(), "http://127.0.0.1:61000/callback", "code", pkce.challenge(),
-          "S256", null, null, "alice"))).isInstanceOf(AuthorizeOutcome.Issued.class);
+          "S256", null, null, "alice"), RESOURCE)).isInstanceOf(AuthorizeOutcome.Issued.class);
     }
 
     @Test
@@ -160,12 +160,12 @@ class GrantsTest {
     @Test
     void theResourceMayCarryATrailingSlash() throws Exception {
       RegisteredClient c = client();
-      assertThat(grants.authorize(new AuthorizationRequest(c.clientId(), REDIRECT, "code", pkce.challenge(), "S256", null, RESOURCE + "/", "alice")))
+      assertThat(grants.authorize(new AuthorizationRequest(c.clientId(), REDIRECT, "code", pkce.challenge(), "S256", null, RESOURCE + "/", "alice"), RESOURCE))
           .isInstanceOf(AuthorizeOutcome.Issued.class);
     }
 
     private void assertError(AuthorizationRequest r, String error) {
-      assertThat(grants.authorize(r)).isInstanceOfSatisfying(AuthorizeOutcome.RedirectError.class,
+      assertThat(grants.authorize(r, RESOURCE)).isInstanceOfSatisfying(AuthorizeOutcome.RedirectError.class,
           e -> assertThat(e.error()).isEqualTo(error));
     }
   }
@@ -180,8 +180,8 @@ class GrantsTest {
       assertThat(t.expiresIn()).isEqualTo(3599);
       assertThat(t.scope()).isEqualTo("mcp");
       assertThat(t.accessToken()).isNotEqualTo(t.refreshToken()).hasSize(43);
-      assertThat(grants.principal(t.accessToken())).isEqualTo("alice");
-      assertThat(grants.principal(t.refreshToken())).as("a refresh token is no access token").isNull();
+      assertThat(grants.principal(t.accessToken(), RESOURCE)).isEqualTo("alice");
+      assertThat(grants.principal(t.refreshToken(), RESOURCE)).as("a refresh token is no access token").isNull();
       assertThat(t.toString()).doesNotContain(t.accessToken()).doesNotContain(t.refreshToken());
     }
 
@@ -192,7 +192,7 @@ class GrantsTest {
       TokenOutcome.Issued t = (TokenOutcome.Issued) grants.token(redeem(c, code));
       now.addAndGet(5_000);
       assertFailed(grants.token(redeem(c, code)), "invalid_grant", "already used");
-      assertThat(grants.principal(t.accessToken())).isEqualTo("alice");
+      assertThat(grants.principal(t.accessToken(), RESOURCE)).isEqualTo("alice");
     }
 
     @Test
@@ -203,8 +203,8 @@ class GrantsTest {
       TokenOutcome.Issued rotated = (TokenOutcome.Issued) grants.token(refreshForm(c, t.refreshToken()));
       now.addAndGet(11_000);
       assertFailed(grants.token(redeem(c, code)), "invalid_grant", "issued tokens revoked");
-      assertThat(grants.principal(t.accessToken())).isNull();
-      assertThat(grants.principal(rotated.accessToken())).isNull();
+      assertThat(grants.principal(t.accessToken(), RESOURCE)).isNull();
+      assertThat(grants.principal(rotated.accessToken(), RESOURCE)).isNull();
       assertFailed(grants.token(refreshForm(c, rotated.refreshToken())), "invalid_grant", "reuse detected");
     }
 
@@ -261,14 +261,14 @@ class GrantsTest {
     @Test
     void atTheEntryBoundTheCodeThatExpiresSoonestMakesRoom() throws Exception {
       Grants small = new Grants(new GrantSettings(Duration.ofHours(1), Duration.ofSeconds(60), Duration.ofDays(30),
-          Duration.ofSeconds(10), 10, 2), RESOURCE, Set.of(), now::get);
+          Duration.ofSeconds(10), 10, 2), Set.of(), now::get);
       RegisteredClient c = small.register(List.of(REDIRECT));
       AuthorizationRequest r = new AuthorizationRequest(c.clientId(), REDIRECT, "code", pkce.challenge(), "S256", null, null, "alice");
-      String first = ((AuthorizeOutcome.Issued) small.authorize(r)).code();
+      String first = ((AuthorizeOutcome.Issued) small.authorize(r, RESOURCE)).code();
       now.addAndGet(1);
-      String second = ((AuthorizeOutcome.Issued) small.authorize(r)).code();
+      String second = ((AuthorizeOutcome.Issued) small.authorize(r, RESOURCE)).code();
       now.addAndGet(1);
-      String third = ((AuthorizeOutcome.Issued) small.authorize(r)).code();
+      String third = ((AuthorizeOutcome.Issued) small.authorize(r, RESOURCE)).code();
       Map<String, String> form = new HashMap<>(Map.of("grant_type", "authorization_code", "client_id", c.clientId(),
           "redirect_uri", REDIRECT, "code_verifier", pkce.verifier()));
       form.put("code", first);
@@ -289,8 +289,8 @@ class GrantsTest {
       TokenOutcome.Issued t = tokens(c);
       TokenOutcome.Issued next = (TokenOutcome.Issued) grants.token(refreshForm(c, t.refreshToken()));
       assertThat(next.refreshToken()).isNotEqualTo(t.refreshToken());
-      assertThat(grants.principal(next.accessToken())).isEqualTo("alice");
-      assertThat(grants.principal(t.accessToken())).as("the old access token lives out its time").isEqualTo("alice");
+      assertThat(grants.principal(next.accessToken(), RESOURCE)).isEqualTo("alice");
+      assertThat(grants.principal(t.accessToken(), RESOURCE)).as("the old access token lives out its time").isEqualTo("alice");
     }
 
     @Test
@@ -310,7 +310,7 @@ class GrantsTest {
       TokenOutcome.Issued next = (TokenOutcome.Issued) grants.token(refreshForm(c, t.refreshToken()));
       now.addAndGet(10_001);
       assertFailed(grants.token(refreshForm(c, t.refreshToken())), "invalid_grant", "reuse detected");
-      assertThat(grants.principal(next.accessToken())).isNull();
+      assertThat(grants.principal(next.accessToken(), RESOURCE)).isNull();
       assertFailed(grants.token(refreshForm(c, next.refreshToken())), "invalid_grant", "reuse detected");
     }
 
@@ -340,7 +340,7 @@ class GrantsTest {
       RegisteredClient c = client();
       TokenOutcome.Issued t = tokens(c);
       now.addAndGet(Duration.ofHours(1).toMillis());
-      assertThat(grants.principal(t.accessToken())).isNull();
+      assertThat(grants.principal(t.accessToken(), RESOURCE)).isNull();
       assertThat(grants.token(refreshForm(c, t.refreshToken()))).isInstanceOf(TokenOutcome.Issued.class);
     }
   }
@@ -353,7 +353,7 @@ class GrantsTest {
       RegisteredClient c = client();
       TokenOutcome.Issued t = tokens(c);
       grants.revoke(t.refreshToken(), c.clientId());
-      assertThat(grants.principal(t.accessToken())).isNull();
+      assertThat(grants.principal(t.accessToken(), RESOURCE)).isNull();
       assertFailed(grants.token(refreshForm(c, t.refreshToken())), "invalid_grant", "reuse detected");
     }
 
@@ -362,7 +362,7 @@ class GrantsTest {
       RegisteredClient c = client();
       TokenOutcome.Issued t = tokens(c);
       grants.revoke(t.accessToken(), c.clientId());
-      assertThat(grants.principal(t.accessToken())).isNull();
+      assertThat(grants.principal(t.accessToken(), RESOURCE)).isNull();
       assertThat(grants.token(refreshForm(c, t.refreshToken()))).isInstanceOf(TokenOutcome.Issued.class);
     }
 
@@ -375,8 +375,17 @@ class GrantsTest {
       grants.revoke(t.refreshToken(), other.clientId());
       grants.revoke("forged", c.clientId());
       grants.revoke(null, c.clientId());
-      assertThat(grants.principal(t.accessToken())).isEqualTo("alice");
+      assertThat(grants.principal(t.accessToken(), RESOURCE)).isEqualTo("alice");
     }
+  }
+
+  @Test
+  void aTokenIsForTheResourceItWasIssuedFor() throws Exception {
+    RegisteredClient c = client();
+    TokenOutcome.Issued t = tokens(c);
+    assertThat(grants.principal(t.accessToken(), RESOURCE + "/")).isEqualTo("alice");
+    assertThat(grants.principal(t.accessToken(), "https://other.example/mcp")).isNull();
+    assertThat(grants.principal(t.accessToken(), "http://gw.example/mcp")).isNull();
   }
 
   @Test

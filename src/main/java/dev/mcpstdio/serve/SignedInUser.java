@@ -1,0 +1,35 @@
+package dev.mcpstdio.serve;
+
+import org.eclipse.jetty.server.Request;
+
+/**
+ * Who is signed in when a browser reaches the embedded authorization server's authorization
+ * endpoint: the value of {@code --trusted-user-header} (which an authenticating proxy in front
+ * sets, and must strip from what clients send), else {@code --dev-user}, else nobody, and then the
+ * authorization is denied (fail closed). A header value is taken only when it is 1 to 256
+ * characters without control characters, so it cannot smuggle a line break into a log or pass
+ * for one of the gateway's own principals (which start with NUL).
+ */
+final class SignedInUser {
+
+  private final String header;
+  private final String devUser;
+
+  SignedInUser(ServeConfig.EmbeddedOAuth oauth) {
+    this.header = oauth.trustedUserHeader();
+    this.devUser = oauth.devUser();
+  }
+
+  String of(Request request) {
+    if (header != null) {
+      String value = request.getHeaders().get(header);
+      if (value != null) {
+        value = value.trim();
+        if (!value.isEmpty() && value.length() <= 256 && value.chars().noneMatch(c -> c < 0x20 || c == 0x7F)) {
+          return value;
+        }
+      }
+    }
+    return devUser;
+  }
+}

@@ -1,0 +1,241 @@
+package dev.mcpstdio.serve.auth;
+
+import dev.mcpstdio.jsonrpc.Json;
+import dev.mcpstdio.jsonrpc.JsonSpan;
+import dev.mcpstdio.oauth.FormEncoding;
+import dev.mcpstdio.serve.http.Replies;
+import dev.mcpstdio.serve.http.RequestBodies;
+import dev.mcpstdio.stdio.Log;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.StringJoiner;
+import java.util.function.Function;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
+
+/**
+ * The embedded authorization server over HTTP: its metadata (RFC 8414), dynamic client
+ * registration (RFC 7591), the authorization endpoint (RFC 6749 section 4.1 with PKCE and the
+ * {@code iss} of RFC 9207 on every redirect), the token endpoint and revocation (RFC 7009). The
+ * rules are {@link Grants}'; this class reads requests and writes answers. Every answer that
+ * carries a code, a token or a client id says {@code Cache-Control: no-store}.
+ *
+ * <p>The issuer is the endpoint's origin as the client reached it plus the public URL's path
+ * ({@code --public-url https://host/team-a}: {@code https://host/team-a}), given per request by
+ * the gateway, which owns the origin rules; the resource is the issuer plus the MCP path.
+ */
+public final class AuthorizationEndpoints {
+
+  /** Request bodies of the registration, token and revocation endpoints: 64 KiB at most each. */
+  public static final int MAX_BODY = 64 * 1024;
+
+  private final Grants grants;
+  private final RequestBodies bodies;
+  private final Function<Request, String> issuer;
+  private final Function<Request, String> user;
+  private final String mcpPath;
+  private final Log log;
+
+  /**
+   * @param issuer the issuer URL for a request (origin and the public URL's path, no trailing slash)
+   * @param user who is signed in, for the authorization endpoint: null when nobody is
+   * @param mcpPath the MCP endpoint's path ({@code /mcp}): the resource is issuer + this
+   */
+  public AuthorizationEndpoints(Grants grants, Duration bodyTimeout, Function<Request, String> issuer,
+      Function<Request, String> user, String mcpPath, Log log) {
+    this.grants = grants;
+    this.bodies = new RequestBodies(MAX_BODY, bodyTimeout);
+    this.issuer = issuer;
+    this.user = user;
+    this.mcpPath = mcpPath;
+    this.log = log;
+  }
+
+  /** The endpoints' paths below the issuer's path. */
+  public static final String AUTHORIZE = "/authorize";
+  public static final String TOKEN = "/token";
+  public static final String REGISTER = "/register";
+  public static final String REVOKE = "/revoke";
+
+  /** The resource URL (RFC 8707) for a request: the issuer and the MCP path. */
+  public String resource(Request request) {
+    return issuer.apply(request) + mcpPath;
+  }
+
+  /** The user an access token from {@code Authorization: Bearer} stands for on this request; else null. */
+  public String principal(String accessToken, Request request) {
+    return grants.principal(accessToken, resource(request));
+  }
+
+  /** The issuer, for the protected-resource document's {@code authorization_servers}. */
+  public String issuer(Request request) {
+    return issuer.apply(request);
+  }
+
+  // RFC 8414 -------------------------------------------------------------------------------------
+
+  public void metadata(Request request, Response response, Callback callback) {
+    String iss = issuer.apply(request);
+    String body = "{\"issuer\":" + Json.quote(iss)
+        + ",\"authorization_endpoint\":" + Json.quote(iss + AUTHORIZE)
+        + ",\"token_endpoint\":" + Json.quote(iss + TOKEN)
+        + ",\"registration_endpoint\":" + Json.quote(iss + REGISTER)
+        + ",\"revocation_endpoint\":" + Json.quote(iss + REVOKE)
+        + ",\"response_types_supported\":[\"code\"]"
+        + ",\"grant_types_supported\":[\"authorization_code\",\"refresh_token\"]"
+        + ",\"code_challenge_methods_supported\":[\"S256\"]"
+        + ",\"token_endpoint_auth_methods_supported\":[\"none\"]"
+        + ",\"revocation_endpoint_auth_methods_supported\":[\"none\"]"
+        + ",\"authorization_response_iss_parameter_supported\":true}";
+    response.getHeaders().put(HttpHeader.ACCESS_CONTROL_ALLOW_ORIGIN, "*");
+    Replies.text(response, callback, 200, "application/json", body);
+  }
+
+  // RFC 7591 -------------------------------------------------------------------------------------
+
+  public void register(Request request, Response response, Callback callback) throws InterruptedException {
+    byte[] body = bodies.read(request, response, callback);
+    if (body == null) {
+      return; // answered
+    }
+    try {
+      JsonSpan whole = new JsonSpan(0, body.length);
+      if (!Json.isOneObject(body)) {
+        oauthError(response, callback, 400, "invalid_client_metadata", "the body must be a JSON object");
+        return;
+      }
+      JsonSpan uris = Json.field(body, whole, "redirect_uris");
+      List<JsonSpan> elements = uris == null ? null : Json.elements(body, uris);
+      List<String> redirectUris = new ArrayList<>();
+      if (elements != null) {
+        for (JsonSpan e : elements) {
+          String uri = Json.string(body, e);
+          if (uri == null) {
+            oauthError(response, callback, 400, "invalid_client_metadata", "redirect_uris must hold strings");
+            return;
+          }
+          redirectUris.add(uri);
+        }
+      }
+      RegisteredClient client;
+      try {
+        client = grants.register(elements == null ? null : redirectUris);
+      } catch (Grants.RegistrationRefused e) {
+        if (e.error().equals("invalid_redirect_uri")) {
+          log.warn("registration refused: " + e.getMessage());
+        }
+        oauthError(response, callback, 400, e.error(), e.getMessage());
+        return;
+      }
+      StringJoiner registered = new StringJoiner(",", "[", "]");
+      client.redirectUris().forEach(u -> registered.add(Json.quote(u)));
+      noStore(response);
+      Replies.text(response, callback, 201, "application/json", "{\"client_id\":" + Json.quote(client.clientId())
+          + ",\"client_id_issued_at\":" + client.issuedAt() + ",\"redirect_uris\":" + registered
+          + ",\"token_endpoint_auth_method\":\"none\",\"grant_types\":[\"authorization_code\",\"refresh_token\"]"
+          + ",\"response_types\":[\"code\"]}");
+    } finally {
+      bodies.release(body);
+    }
+  }
+
+  // RFC 6749 section 4.1.1 -----------------------------------------------------------------------
+
+  public void authorize(Request request, Response response, Callback callback) {
+    Map<String, String> q = FormEncoding.decode(request.getHttpURI().getQuery());
+    String iss = issuer.apply(request);
+    AuthorizationRequest r = new AuthorizationRequest(q.get("client_id"), q.get("redirect_uri"), q.get("response_type"),
+        q.get("code_challenge"), q.get("code_challenge_method"), q.get("scope"), q.get("resource"), user.apply(request));
+    AuthorizeOutcome outcome = grants.authorize(r, iss + mcpPath);
+    noStore(response);
+    switch (outcome) {
+      case AuthorizeOutcome.Refused refused -> {
+        log.warn("authorization request refused without redirect: " + refused.description());
+        oauthError(response, callback, 400, "invalid_request", refused.description());
+      }
+      case AuthorizeOutcome.Issued issued -> redirect(response, callback, r.redirectUri(), q.get("state"), iss,
+          Map.of("code", issued.code()));
+      case AuthorizeOutcome.RedirectError error -> redirect(response, callback, r.redirectUri(), q.get("state"), iss,
+          Map.of("error", error.error(), "error_description", error.description()));
+    }
+  }
+
+  private static void redirect(Response response, Callback callback, String to, String state, String iss, Map<String, String> params) {
+    Map<String, String> all = new LinkedHashMap<>(params);
+    if (state != null) {
+      all.put("state", state);
+    }
+    all.put("iss", iss);
+    response.getHeaders().put(HttpHeader.LOCATION, to + (to.indexOf('?') < 0 ? "?" : "&") + FormEncoding.encode(all));
+    Replies.empty(response, callback, 302);
+  }
+
+  // RFC 6749 sections 4.1.3 and 6 ------------------------------------------------------------------
+
+  public void token(Request request, Response response, Callback callback) throws InterruptedException {
+    Map<String, String> form = form(request, response, callback);
+    if (form == null) {
+      return;
+    }
+    TokenOutcome outcome = grants.token(form);
+    noStore(response);
+    response.getHeaders().put(HttpHeader.PRAGMA, "no-cache");
+    switch (outcome) {
+      case TokenOutcome.Issued t -> Replies.text(response, callback, 200, "application/json",
+          "{\"access_token\":" + Json.quote(t.accessToken()) + ",\"token_type\":\"Bearer\",\"expires_in\":" + t.expiresIn()
+              + ",\"refresh_token\":" + Json.quote(t.refreshToken()) + (t.scope() == null ? "" : ",\"scope\":" + Json.quote(t.scope())) + "}");
+      case TokenOutcome.Failed f -> oauthError(response, callback, 400, f.error(), f.description());
+    }
+  }
+
+  // RFC 7009 -----------------------------------------------------------------------------------------
+
+  public void revoke(Request request, Response response, Callback callback) throws InterruptedException {
+    Map<String, String> form = form(request, response, callback);
+    if (form == null) {
+      return;
+    }
+    if (form.get("token") == null) {
+      oauthError(response, callback, 400, "invalid_request", "token is required");
+      return;
+    }
+    grants.revoke(form.get("token"), form.get("client_id"));
+    noStore(response);
+    Replies.empty(response, callback, 200);
+  }
+
+  /** The form body of a POST; null after answering (a body out of bounds, or not a form). */
+  private Map<String, String> form(Request request, Response response, Callback callback) throws InterruptedException {
+    String type = request.getHeaders().get(HttpHeader.CONTENT_TYPE);
+    if (type == null || !type.toLowerCase(java.util.Locale.ROOT).startsWith("application/x-www-form-urlencoded")) {
+      oauthError(response, callback, 400, "invalid_request", "the body must be application/x-www-form-urlencoded");
+      return null;
+    }
+    byte[] body = bodies.read(request, response, callback);
+    if (body == null) {
+      return null;
+    }
+    try {
+      return FormEncoding.decode(new String(body, StandardCharsets.UTF_8));
+    } finally {
+      bodies.release(body);
+    }
+  }
+
+  private static void noStore(Response response) {
+    response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-store");
+  }
+
+  /** An OAuth error answer (RFC 6749 section 5.2). */
+  private static void oauthError(Response response, Callback callback, int status, String error, String description) {
+    noStore(response);
+    Replies.text(response, callback, status, "application/json",
+        "{\"error\":" + Json.quote(error) + ",\"error_description\":" + Json.quote(description) + "}");
+  }
+}
