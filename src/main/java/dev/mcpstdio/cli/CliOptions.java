@@ -14,6 +14,23 @@ final class CliOptions {
 
   private CliOptions() {}
 
+  /** picocli's system property naming built-in converters it must not register (regexes). */
+  static final String CONVERTER_EXCLUDES = "picocli.converters.excludes";
+
+  /**
+   * Keeps picocli from registering its converters for {@code java.time} and {@code java.sql}
+   * types: it looks each up by reflection when a command line is built, which loaded and
+   * initialized some 80 classes at every start (part of the relay's idle memory, through the AOT
+   * cache that holds whatever a start loads) for options this project never declares with those
+   * types (it reads durations as numbers itself). Call before the first {@code CommandLine}; a
+   * value set by the user is left alone.
+   */
+  static void withoutUnusedConverters() {
+    if (System.getProperty(CONVERTER_EXCLUDES) == null) {
+      System.setProperty(CONVERTER_EXCLUDES, "java\\.(?:time|sql)\\..*");
+    }
+  }
+
   static void option(CommandSpec spec, String name, String label, Class<?> type, String description) {
     spec.addOption(OptionSpec.builder(name).paramLabel(label).type(type).description(description).build());
   }

@@ -36,6 +36,7 @@ public final class Main {
   static int run(String[] args, Map<String, String> env) {
     // First of all: own fd 1, so nothing in this process can write stray bytes onto the wire.
     StdoutWire wire = StdoutWire.claimProcessStdout();
+    CliOptions.withoutUnusedConverters();
     Redactor redactor = new Redactor();
     Log early = Log.stderr(Log.Level.INFO, redactor);
     PrintWriter err = new PrintWriter(System.err, true, StandardCharsets.UTF_8);

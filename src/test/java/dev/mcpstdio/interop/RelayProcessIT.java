@@ -184,10 +184,12 @@ class RelayProcessIT {
   /**
    * A 2025-era session initializes neither JDK 25's slow BigDecimal (25-40 ms of its initializer)
    * nor a Jackson parser (whose base class initializes BigDecimal): the span helpers run on the
-   * gateway's own scanner. The JVM's class initialization log is alive (the relay's own classes).
+   * gateway's own scanner; nor the java.time and java.sql types picocli would look up for its
+   * converters (CliOptions.withoutUnusedConverters). The JVM's class initialization log is alive
+   * (the relay's own classes).
    */
   @Test
-  void aSessionOfTheRelayInitializesNoBigDecimalAndNoJacksonParser() {
+  void aSessionOfTheRelayInitializesNoBigDecimalNoJacksonParserAndNoConverterTypes() {
     Map<String, String> env = Map.of("MCP_STDIO_NO_CACHE", "1", "MCP_STDIO_NO_BUILD", "1",
         "MCP_STDIO_JAVA_OPTS", "-Xlog:class+init=info");
     try (FakeMcpServer server = FakeMcpServer.mcp();
@@ -199,7 +201,9 @@ class RelayProcessIT {
       assertThat(relay.awaitExit(WAIT)).isZero();
       assertEveryStdoutLineIsJsonRpc(relay);
       assertThat(relay.log()).contains("Initializing 'dev/mcpstdio/relay/Relay'")
-          .doesNotContain("Initializing 'java/math/BigDecimal'").doesNotContain("ParserMinimalBase");
+          .doesNotContain("Initializing 'java/math/BigDecimal'").doesNotContain("ParserMinimalBase")
+          .doesNotContain("Initializing 'java/sql/").doesNotContain("Initializing 'java/time/LocalDate'")
+          .doesNotContain("Initializing 'java/time/OffsetDateTime'");
     }
   }
 
