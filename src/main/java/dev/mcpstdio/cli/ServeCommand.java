@@ -202,12 +202,16 @@ final class ServeCommand {
     return new ServeConfig(host, port, path, child, maxSessions, idle, maxMessage, backend,
         ServeConfig.DEFAULT_KEEP_ALIVE, origins, publicUrl, r.hasMatchedOption("--trust-proxy-headers"), token,
         ChildProcess.Ladder.DEFAULT, level(r), r.hasMatchedOption("--no-sse") ? null : ssePath, messagesPath, launch(r),
-        connections, era2026(r), warm, oauth(r, log));
+        connections, era2026(r), warm, oauth(r, host, publicUrl, log));
   }
 
   /** {@code --enable-oauth} and the flags that go with it. */
-  private static ServeConfig.EmbeddedOAuth oauth(ParseResult r, Log log) throws UsageException {
+  private static ServeConfig.EmbeddedOAuth oauth(ParseResult r, String host, URI publicUrl, Log log) throws UsageException {
     boolean enabled = r.hasMatchedOption("--enable-oauth");
+    if (enabled && publicUrl == null && !r.hasMatchedOption("--trust-proxy-headers") && !dev.mcpstdio.net.Hosts.isLoopback(host)) {
+      throw new UsageException("--enable-oauth on " + host + " needs --public-url (or --trust-proxy-headers behind a proxy):"
+          + " the issuer would otherwise be whatever Host a client sends", ExitCodes.USAGE);
+    }
     List<String> allowed = r.matchedOptionValue("--allow-redirect-uri", List.<String>of());
     String devUser = r.matchedOptionValue("--dev-user", (String) null);
     String header = r.matchedOptionValue("--trusted-user-header", (String) null);
@@ -229,8 +233,9 @@ final class ServeCommand {
       } catch (java.net.URISyntaxException e) {
         throw new UsageException("--allow-redirect-uri is not a URI: " + uri, ExitCodes.USAGE);
       }
-      if (!"https".equals(u.getScheme()) || u.getHost() == null || u.getRawFragment() != null) {
-        throw new UsageException("--allow-redirect-uri must be an https URL without a fragment: " + uri, ExitCodes.USAGE);
+      if (!"https".equals(u.getScheme()) || u.getHost() == null || u.getRawFragment() != null || u.getRawUserInfo() != null) {
+        throw new UsageException("--allow-redirect-uri must be an https URL without user information or a fragment: " + uri,
+            ExitCodes.USAGE);
       }
     }
     Duration ttl = seconds(r, "--access-token-ttl", ServeConfig.EmbeddedOAuth.OFF.accessTokenTtl(), false);

@@ -230,6 +230,7 @@ public final class ServeGateway implements AutoCloseable {
 
   private void metadata(Request request, Response response, Callback callback) {
     response.getHeaders().put(HttpHeader.ACCESS_CONTROL_ALLOW_ORIGIN, "*");
+    AuthorizationEndpoints.discoveryHeaders(response);
     Replies.text(response, callback, 200, "application/json",
         gate.metadataDocument(Origins.effective(request, config), oauth == null ? null : oauth.issuer(request)));
   }

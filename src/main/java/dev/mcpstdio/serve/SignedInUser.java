@@ -6,7 +6,8 @@ import org.eclipse.jetty.server.Request;
  * Who is signed in when a browser reaches the embedded authorization server's authorization
  * endpoint: the value of {@code --trusted-user-header} (which an authenticating proxy in front
  * sets, and must strip from what clients send), else {@code --dev-user}, else nobody, and then the
- * authorization is denied (fail closed). A header value is taken only when it is 1 to 256
+ * authorization is denied (fail closed). A header that comes more than once names nobody (a
+ * proxy that appended its value to a client's would otherwise let the client's win). A header value is taken only when it is 1 to 256
  * characters without control characters, so it cannot smuggle a line break into a log or pass
  * for one of the gateway's own principals (which start with NUL).
  */
@@ -22,7 +23,11 @@ final class SignedInUser {
 
   String of(Request request) {
     if (header != null) {
-      String value = request.getHeaders().get(header);
+      java.util.List<String> values = request.getHeaders().getValuesList(header);
+      if (values.size() > 1) {
+        return null; // a proxy that appends rather than replaces: the client's copy may be first
+      }
+      String value = values.isEmpty() ? null : values.getFirst();
       if (value != null) {
         value = value.trim();
         if (!value.isEmpty() && value.length() <= 256 && value.chars().noneMatch(c -> c < 0x20 || c == 0x7F)) {

@@ -533,6 +533,14 @@ class ServeCommandTest {
       assertThat(usageError("--enable-oauth", "--allow-redirect-uri", "http://a.example/cb", "--", "cat").getMessage()).contains("https");
       assertThat(usageError("--enable-oauth", "--allow-redirect-uri", "https://a.example/cb#x", "--", "cat").getMessage()).contains("https");
       assertThat(usageError("--enable-oauth", "--access-token-ttl", "30", "--", "cat").getMessage()).contains("60 to 86400");
+      assertThat(usageError("--enable-oauth", "--allow-redirect-uri", "https://u@a.example/cb", "--", "cat").getMessage()).contains("https");
+    }
+
+    @org.junit.jupiter.api.Test
+    void offLoopbackTheIssuerMustNotComeFromTheHostHeader() throws UsageException {
+      assertThat(usageError("--enable-oauth", "--host", "0.0.0.0", "--", "cat").getMessage()).contains("--public-url");
+      assertThat(parse("--enable-oauth", "--host", "0.0.0.0", "--public-url", "https://gw.example", "--", "cat").oauth().enabled()).isTrue();
+      assertThat(parse("--enable-oauth", "--host", "0.0.0.0", "--trust-proxy-headers", "--", "cat").oauth().enabled()).isTrue();
     }
   }
 }

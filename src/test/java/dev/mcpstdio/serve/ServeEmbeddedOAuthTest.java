@@ -70,6 +70,19 @@ class ServeEmbeddedOAuthTest {
     return object(r.body()).get("client_id");
   }
 
+  /** Registers a client, signs in, redeems the code: the token answer's members. */
+  private Map<String, String> signIn(String base) throws Exception {
+    String clientId = register(base);
+    Pkce pkce = Pkce.create();
+    String code = codeFrom(get(authorizeUrl(base, clientId, pkce, REDIRECT)));
+    return object(form(base + "/token", Map.of("grant_type", "authorization_code", "code", code, "client_id", clientId,
+        "redirect_uri", REDIRECT, "code_verifier", pkce.verifier())).body());
+  }
+
+  private static String codeFrom(HttpResponse<String> redirect) {
+    return FormEncoding.decode(URI.create(redirect.headers().firstValue("Location").orElseThrow()).getRawQuery()).get("code");
+  }
+
   private static String authorizeUrl(String base, String clientId, Pkce pkce, String redirect) {
     return base + "/authorize?" + FormEncoding.encode(new LinkedHashMap<>(Map.of("response_type", "code", "client_id", clientId,
         "redirect_uri", redirect, "code_challenge", pkce.challenge(), "code_challenge_method", "S256", "state", "st-1",
@@ -203,6 +216,76 @@ class ServeEmbeddedOAuthTest {
       assertThat(get(base + "/.well-known/oauth-authorization-server").statusCode()).isEqualTo(404);
       assertThat(get(base + "/authorize").statusCode()).isEqualTo(404);
       assertThat(object(get(base + "/.well-known/oauth-protected-resource/mcp").body())).doesNotContainKey("authorization_servers");
+    }
+  }
+
+  @Test
+  void aHostHeaderCannotInjectIntoTheMetadataAndNoCacheKeepsIt() throws Exception {
+    try (ServeHarness serve = ServeHarness.start(ServeHarness.config(QUIET).withOAuth(oauth("alice", null))
+        .withOrigins(List.of(), null).withTrustProxyHeaders(true))) {
+      String quoted = ServeSecurityTest.raw(serve, "GET /.well-known/oauth-authorization-server HTTP/1.1\r\nHost: localhost:"
+          + serve.gateway.port() + "\"x\r\nConnection: close\r\n\r\n");
+      assertThat(quoted).as("Jetty refuses such a Host before any handler").startsWith("HTTP/1.1 400").doesNotContain("issuer");
+      String forwarded = ServeSecurityTest.raw(serve, "GET /.well-known/oauth-authorization-server HTTP/1.1\r\nHost: localhost:"
+          + serve.gateway.port() + "\r\nX-Forwarded-Host: a\"b,evil\r\nX-Forwarded-Proto: https\r\nConnection: close\r\n\r\n");
+      assertThat(forwarded).startsWith("HTTP/1.1 200").contains("\"issuer\":\"https://ab\"").contains("\"token_endpoint\":\"https://ab/token\"")
+          .doesNotContain("evil").containsIgnoringCase("Cache-Control: no-store").containsIgnoringCase("Vary: Host");
+      HttpResponse<String> prm = get("http://127.0.0.1:" + serve.gateway.port() + "/.well-known/oauth-protected-resource/mcp");
+      assertThat(prm.headers().firstValue("Cache-Control")).hasValue("no-store");
+    }
+  }
+
+  @Test
+  void aCodeReplayedAfterTheGraceRevokesWhatItBought() throws Exception {
+    try (ServeHarness serve = ServeHarness.start(ServeHarness.config(QUIET).withOAuth(oauth("alice", null)))) {
+      String base = "http://127.0.0.1:" + serve.gateway.port();
+      String clientId = register(base);
+      Pkce pkce = Pkce.create();
+      String code = codeFrom(get(authorizeUrl(base, clientId, pkce, REDIRECT)));
+      Map<String, String> redeem = Map.of("grant_type", "authorization_code", "code", code, "client_id", clientId,
+          "redirect_uri", REDIRECT, "code_verifier", pkce.verifier());
+      Map<String, String> t = object(form(base + "/token", redeem).body());
+      HttpResponse<String> again = form(base + "/token", redeem);
+      assertThat(again.statusCode()).isEqualTo(400);
+      assertThat(object(again.body())).containsEntry("error", "invalid_grant");
+      assertThat(serve.post(null, INIT, false, "Authorization", "Bearer " + t.get("access_token")).statusCode())
+          .as("within the grace the tokens stay").isEqualTo(200);
+    }
+  }
+
+  @Test
+  void aRepeatedParameterIsRefused() throws Exception {
+    try (ServeHarness serve = ServeHarness.start(ServeHarness.config(QUIET).withOAuth(oauth("alice", null)))) {
+      String base = "http://127.0.0.1:" + serve.gateway.port();
+      String clientId = register(base);
+      HttpResponse<String> twice = get(authorizeUrl(base, clientId, Pkce.create(), REDIRECT) + "&redirect_uri="
+          + java.net.URLEncoder.encode("https://evil.example/cb", StandardCharsets.UTF_8));
+      assertThat(twice.statusCode()).isEqualTo(400);
+      assertThat(twice.headers().firstValue("Location")).isEmpty();
+      HttpResponse<String> token = post(base + "/token", "application/x-www-form-urlencoded", "grant_type=refresh_token&grant_type=password");
+      assertThat(object(token.body())).containsEntry("error", "invalid_request");
+    }
+  }
+
+  @Test
+  void aTrustedUserHeaderThatComesTwiceNamesNobody() throws Exception {
+    try (ServeHarness serve = ServeHarness.start(ServeHarness.config(QUIET).withOAuth(oauth(null, "X-Forwarded-User")))) {
+      String base = "http://127.0.0.1:" + serve.gateway.port();
+      String clientId = register(base);
+      String path = authorizeUrl(base, clientId, Pkce.create(), REDIRECT).substring(base.length());
+      String reply = ServeSecurityTest.raw(serve, "GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1:" + serve.gateway.port()
+          + "\r\nX-Forwarded-User: mallory\r\nX-Forwarded-User: alice\r\nConnection: close\r\n\r\n");
+      assertThat(reply).startsWith("HTTP/1.1 302").contains("error=access_denied").doesNotContain("code=");
+    }
+  }
+
+  @Test
+  void anOAuthTokenWorksBesideTheStaticBearer() throws Exception {
+    try (ServeHarness serve = ServeHarness.start(ServeHarness.config(QUIET).withAuthToken("static-secret").withOAuth(oauth("alice", null)))) {
+      String base = "http://127.0.0.1:" + serve.gateway.port();
+      Map<String, String> t = signIn(base);
+      assertThat(serve.post(null, INIT, false, "Authorization", "Bearer " + t.get("access_token")).statusCode()).isEqualTo(200);
+      assertThat(serve.post(null, INIT, false, "Authorization", "Bearer static-secret").statusCode()).isEqualTo(200);
     }
   }
 }

@@ -196,7 +196,7 @@ class ServeSecurityTest {
   }
 
   /** Sends raw bytes (headers a client library would refuse to send) and returns the whole reply. */
-  private static String raw(ServeHarness serve, String request) throws IOException {
+  static String raw(ServeHarness serve, String request) throws IOException {
     try (Socket socket = new Socket()) {
       socket.connect(new InetSocketAddress("127.0.0.1", serve.gateway.port()), 5000);
       socket.setSoTimeout(10_000);

@@ -94,7 +94,17 @@ public final class AuthorizationEndpoints {
         + ",\"revocation_endpoint_auth_methods_supported\":[\"none\"]"
         + ",\"authorization_response_iss_parameter_supported\":true}";
     response.getHeaders().put(HttpHeader.ACCESS_CONTROL_ALLOW_ORIGIN, "*");
+    discoveryHeaders(response);
     Replies.text(response, callback, 200, "application/json", body);
+  }
+
+  /**
+   * A discovery document names URLs built from the request's origin: no cache may keep one for
+   * another origin's clients (RFC 9728 and RFC 8414 documents alike).
+   */
+  public static void discoveryHeaders(Response response) {
+    response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-store");
+    response.getHeaders().put(HttpHeader.VARY, "Host, X-Forwarded-Host, X-Forwarded-Proto");
   }
 
   // RFC 7591 -------------------------------------------------------------------------------------
@@ -148,7 +158,14 @@ public final class AuthorizationEndpoints {
   // RFC 6749 section 4.1.1 -----------------------------------------------------------------------
 
   public void authorize(Request request, Response response, Callback callback) {
-    Map<String, String> q = FormEncoding.decode(request.getHttpURI().getQuery());
+    String query = request.getHttpURI().getQuery();
+    String repeated = repeated(query);
+    if (repeated != null) { // which client_id or redirect_uri counts is unclear: no redirect
+      noStore(response);
+      oauthError(response, callback, 400, "invalid_request", "parameter repeated: " + repeated);
+      return;
+    }
+    Map<String, String> q = FormEncoding.decode(query);
     String iss = issuer.apply(request);
     AuthorizationRequest r = new AuthorizationRequest(q.get("client_id"), q.get("redirect_uri"), q.get("response_type"),
         q.get("code_challenge"), q.get("code_challenge_method"), q.get("scope"), q.get("resource"), user.apply(request));
@@ -222,10 +239,40 @@ public final class AuthorizationEndpoints {
       return null;
     }
     try {
-      return FormEncoding.decode(new String(body, StandardCharsets.UTF_8));
+      String raw = new String(body, StandardCharsets.UTF_8);
+      String repeated = repeated(raw);
+      if (repeated != null) {
+        oauthError(response, callback, 400, "invalid_request", "parameter repeated: " + repeated);
+        return null;
+      }
+      return FormEncoding.decode(raw);
     } finally {
       bodies.release(body);
     }
+  }
+
+  /** The first parameter name that appears twice in a form or query (RFC 6749 section 3.1); null when none does. */
+  static String repeated(String raw) {
+    if (raw == null || raw.isEmpty()) {
+      return null;
+    }
+    java.util.Set<String> seen = new java.util.HashSet<>();
+    for (String pair : raw.split("&")) {
+      if (pair.isEmpty()) {
+        continue;
+      }
+      int eq = pair.indexOf('=');
+      String name;
+      try {
+        name = java.net.URLDecoder.decode(eq < 0 ? pair : pair.substring(0, eq), StandardCharsets.UTF_8);
+      } catch (IllegalArgumentException e) {
+        continue; // a broken escape: the decoder skips that pair too
+      }
+      if (!seen.add(name)) {
+        return Log.visible(name.length() > 64 ? name.substring(0, 64) + "..." : name);
+      }
+    }
+    return null;
   }
 
   private static void noStore(Response response) {

@@ -19,11 +19,14 @@ import java.util.regex.Pattern;
  * token. OAuth 2.1 for public clients: PKCE S256 only, exact redirect URIs (a loopback one up to
  * its port), single-use codes, refresh tokens rotated on every use.
  *
- * <p>Every code and token belongs to a grant family (one per authorization). A used code
- * presented again, or a rotated refresh token presented again, means one of two parties holds a
- * copy: within {@link GrantSettings#replayGrace} it is refused plainly (the client retrying an
- * answer it lost), later the whole family is revoked, each of its refresh tokens kept as used so
- * that it cannot come back (RFC 9700 section 4.14.2).
+ * <p>Every code and token belongs to a grant family (one per authorization), whose id the code
+ * and the refresh tokens carry before a dot, and whose record knows the one refresh token that is
+ * current. So a used code, or a refresh token that is not the current one, is known as a copy
+ * for as long as its family lives, however full the stores are: within
+ * {@link GrantSettings#replayGrace} of its use it is refused plainly (the client retrying an
+ * answer it lost), later the whole family is revoked (RFC 9700 section 4.14.2). A family's life is
+ * fixed when its code is redeemed; rotation never extends it. A family pushed out at the store's
+ * bound takes its tokens with it (fail closed).
  *
  * <p>Secrets are stored only as their SHA-256 ({@link OpaqueTokens#key}). Every store is bounded
  * ({@link GrantSettings}). Thread-safe: one lock over all stores; nothing slow runs under it.
@@ -33,6 +36,12 @@ public final class Grants {
   /** RFC 7636 section 4.1: 43 to 128 unreserved characters (also the shape of an S256 challenge). */
   private static final Pattern PKCE_VALUE = Pattern.compile("[A-Za-z0-9._~-]{43,128}");
 
+  /** Redirect URIs one client may register at most. */
+  static final int MAX_REDIRECT_URIS = 10;
+
+  /** Characters of a requested scope at most. */
+  static final int MAX_SCOPE = 1024;
+
   private final GrantSettings settings;
   private final Set<String> allowedRedirects;
   private final LongSupplier clock;
@@ -40,10 +49,8 @@ public final class Grants {
   // guarded by this
   private final Map<String, RegisteredClient> clients = new LinkedHashMap<>();
   private final BoundedStore<Code> codes;
-  private final BoundedStore<Used> usedCodes;
+  private final BoundedStore<Family> families;
   private final BoundedStore<Token> accessTokens;
-  private final BoundedStore<Token> refreshTokens;
-  private final BoundedStore<Used> usedRefreshTokens;
 
   /**
    * @param allowedRedirects the operator's exact redirect URIs beside the loopback ones
@@ -54,22 +61,36 @@ public final class Grants {
     this.allowedRedirects = Set.copyOf(allowedRedirects);
     this.clock = clock;
     this.codes = new BoundedStore<>(settings.maxEntries());
-    this.usedCodes = new BoundedStore<>(settings.maxEntries());
+    this.families = new BoundedStore<>(settings.maxEntries());
     this.accessTokens = new BoundedStore<>(settings.maxEntries());
-    this.refreshTokens = new BoundedStore<>(settings.maxEntries());
-    this.usedRefreshTokens = new BoundedStore<>(settings.maxEntries());
   }
 
-  /** A code waiting to be redeemed. */
+  /** A code waiting to be redeemed; its family is named in the code itself. */
   private record Code(String clientId, String redirectUri, String challenge, String user, String scope, String resource,
-      String family, long expiresAt) implements BoundedStore.Expiring {}
+      long expiresAt) implements BoundedStore.Expiring {}
 
-  /** An access or refresh token. */
-  private record Token(String user, String clientId, String scope, String resource, String family, long expiresAt)
+  /**
+   * One authorization and everything issued from it. Its life is fixed when its code is redeemed
+   * (rotation never extends it); it knows its one current refresh token, the one before it (for
+   * the grace), and whether it was revoked. A family that is gone (expired, or pushed out at the
+   * store's bound) takes its tokens with it: nothing of it is accepted any more.
+   */
+  private record Family(String user, String clientId, String scope, String resource, String codeKey, long redeemedAt,
+      String currentRefresh, String previousRefresh, long rotatedAt, boolean revoked, long expiresAt)
+      implements BoundedStore.Expiring {
+
+    Family rotated(String newRefresh, long now) {
+      return new Family(user, clientId, scope, resource, codeKey, redeemedAt, newRefresh, currentRefresh, now, false, expiresAt);
+    }
+
+    Family asRevoked() {
+      return new Family(user, clientId, scope, resource, codeKey, redeemedAt, null, null, rotatedAt, true, expiresAt);
+    }
+  }
+
+  /** An access token. */
+  private record Token(String user, String clientId, String resource, String family, long expiresAt)
       implements BoundedStore.Expiring {}
-
-  /** A code or refresh token used once: presented again, it reveals a copy. */
-  private record Used(String family, long usedAt, long expiresAt) implements BoundedStore.Expiring {}
 
   /** Why a registration was refused (RFC 7591 section 3.2.2). */
   public static final class RegistrationRefused extends Exception {
@@ -88,12 +109,15 @@ public final class Grants {
   // registration ---------------------------------------------------------------------------
 
   /**
-   * Registers a public client with these redirect URIs, each a loopback URI or one of the
-   * operator's. At the client bound, the oldest registration makes room.
+   * Registers a public client with these redirect URIs (at most {@link #MAX_REDIRECT_URIS}), each
+   * a loopback URI or one of the operator's. At the client bound, the oldest registration makes room.
    */
   public RegisteredClient register(List<String> redirectUris) throws RegistrationRefused {
     if (redirectUris == null || redirectUris.isEmpty()) {
       throw new RegistrationRefused("invalid_client_metadata", "redirect_uris must be a non-empty array");
+    }
+    if (redirectUris.size() > MAX_REDIRECT_URIS) {
+      throw new RegistrationRefused("invalid_client_metadata", "at most " + MAX_REDIRECT_URIS + " redirect_uris");
     }
     for (String uri : redirectUris) {
       if (!RedirectUris.registrable(uri, allowedRedirects)) {
@@ -143,6 +167,9 @@ public final class Grants {
     if (!PKCE_VALUE.matcher(r.codeChallenge()).matches()) {
       return new AuthorizeOutcome.RedirectError("invalid_request", "code_challenge is malformed");
     }
+    if (r.scope() != null && r.scope().length() > MAX_SCOPE) {
+      return new AuthorizeOutcome.RedirectError("invalid_scope", "scope longer than " + MAX_SCOPE + " characters");
+    }
     String resource = withoutTrailingSlash(thisResource);
     if (r.resource() != null && !withoutTrailingSlash(r.resource()).equals(resource)) {
       return new AuthorizeOutcome.RedirectError("invalid_target", "resource is not this server's");
@@ -150,11 +177,11 @@ public final class Grants {
     if (r.user() == null || r.user().isEmpty()) {
       return new AuthorizeOutcome.RedirectError("access_denied", "no signed-in user");
     }
-    String code = OpaqueTokens.fresh();
+    String code = OpaqueTokens.family() + "." + OpaqueTokens.fresh();
     long now = clock.getAsLong();
     synchronized (this) {
       codes.put(OpaqueTokens.key(code), new Code(client.clientId(), r.redirectUri(), r.codeChallenge(), r.user(),
-          blankToNull(r.scope()), resource, OpaqueTokens.fresh(), now + settings.codeTtl().toMillis()), now);
+          blankToNull(r.scope()), resource, now + settings.codeTtl().toMillis()), now);
     }
     return new AuthorizeOutcome.Issued(code);
   }
@@ -180,22 +207,25 @@ public final class Grants {
       return new TokenOutcome.Failed("invalid_request", "code is required");
     }
     String key = OpaqueTokens.key(code);
+    String familyId = familyOf(code);
     long now = clock.getAsLong();
     Code grant;
     synchronized (this) {
       grant = codes.remove(key); // single use: gone whatever follows
       if (grant == null) {
-        Used used = usedCodes.live(key, now);
-        if (used == null) {
+        Family family = familyId == null ? null : families.live(familyId, now);
+        if (family == null || !family.codeKey().equals(key)) {
           return new TokenOutcome.Failed("invalid_grant", "unknown or expired authorization code");
         }
-        if (now - used.usedAt() <= settings.replayGrace().toMillis()) {
+        if (now - family.redeemedAt() <= settings.replayGrace().toMillis() || family.revoked()) {
           return new TokenOutcome.Failed("invalid_grant", "authorization code already used");
         }
-        revokeFamily(used.family(), now);
+        revokeFamily(familyId, family, now);
         return new TokenOutcome.Failed("invalid_grant", "authorization code already used; issued tokens revoked");
       }
-      usedCodes.put(key, new Used(grant.family(), now, now + settings.refreshTokenTtl().toMillis()), now);
+      // the family exists from the moment its code is used, so that a replay is known as one
+      families.put(familyId, new Family(grant.user(), grant.clientId(), grant.scope(), grant.resource(), key, now, null, null, now,
+          false, now + settings.refreshTokenTtl().toMillis()), now);
     }
     if (grant.expiresAt() <= now) {
       return new TokenOutcome.Failed("invalid_grant", "authorization code expired");
@@ -215,7 +245,11 @@ public final class Grants {
       return new TokenOutcome.Failed("invalid_grant", "code_verifier does not match the code_challenge");
     }
     synchronized (this) {
-      return issue(grant.user(), grant.clientId(), grant.scope(), grant.resource(), grant.family(), now);
+      Family family = families.live(familyId, now);
+      if (family == null || family.revoked()) {
+        return new TokenOutcome.Failed("invalid_grant", "authorization code already used");
+      }
+      return issue(familyId, family, grant.scope(), now);
     }
   }
 
@@ -225,55 +259,62 @@ public final class Grants {
       return new TokenOutcome.Failed("invalid_request", "refresh_token is required");
     }
     String key = OpaqueTokens.key(presented);
+    String familyId = familyOf(presented);
     long now = clock.getAsLong();
     synchronized (this) {
-      Token token = refreshTokens.live(key, now);
-      if (token == null) {
-        Used used = usedRefreshTokens.live(key, now);
-        if (used == null) {
-          return new TokenOutcome.Failed("invalid_grant", "unknown, expired or revoked refresh token");
-        }
-        if (now - used.usedAt() <= settings.replayGrace().toMillis()) {
+      Family family = familyId == null ? null : families.live(familyId, now);
+      if (family == null) {
+        return new TokenOutcome.Failed("invalid_grant", "unknown or expired refresh token");
+      }
+      if (family.revoked()) {
+        return new TokenOutcome.Failed("invalid_grant", "the refresh token's family was revoked");
+      }
+      if (!key.equals(family.currentRefresh())) {
+        if (key.equals(family.previousRefresh()) && now - family.rotatedAt() <= settings.replayGrace().toMillis()) {
           return new TokenOutcome.Failed("invalid_grant", "refresh token already rotated");
         }
-        revokeFamily(used.family(), now);
+        // an older token of the family, or one that never was: a copy is about
+        revokeFamily(familyId, family, now);
         return new TokenOutcome.Failed("invalid_grant", "refresh token reuse detected; token family revoked");
       }
       // checked before the token is used up: a wrong client must not destroy a good token
-      if (!token.clientId().equals(form.get("client_id"))) {
+      if (!family.clientId().equals(form.get("client_id"))) {
         return new TokenOutcome.Failed("invalid_grant", "the refresh token was issued to another client");
       }
-      String scope = token.scope();
+      String scope = family.scope();
       String asked = blankToNull(form.get("scope"));
       if (asked != null) {
-        if (!scopes(token.scope()).containsAll(scopes(asked))) {
+        if (!scopes(family.scope()).containsAll(scopes(asked))) {
           return new TokenOutcome.Failed("invalid_scope", "scope exceeds the grant's");
         }
         scope = asked;
       }
-      refreshTokens.remove(key);
-      usedRefreshTokens.put(key, new Used(token.family(), now, token.expiresAt()), now);
-      return issue(token.user(), token.clientId(), scope, token.resource(), token.family(), now);
+      return issue(familyId, family, scope, now);
     }
   }
 
-  /** A new access and refresh token in {@code family}; under the lock. */
-  private TokenOutcome.Issued issue(String user, String clientId, String scope, String resource, String family, long now) {
+  /** A new access token and refresh token of {@code family}, which becomes the current one; under the lock. */
+  private TokenOutcome.Issued issue(String familyId, Family family, String scope, long now) {
     String access = OpaqueTokens.fresh();
-    String refresh = OpaqueTokens.fresh();
+    String refresh = familyId + "." + OpaqueTokens.fresh();
     long ttl = settings.accessTokenTtl().toMillis();
-    accessTokens.put(OpaqueTokens.key(access), new Token(user, clientId, scope, resource, family, now + ttl), now);
-    refreshTokens.put(OpaqueTokens.key(refresh), new Token(user, clientId, scope, resource, family,
-        now + settings.refreshTokenTtl().toMillis()), now);
+    families.put(familyId, family.rotated(OpaqueTokens.key(refresh), now), now);
+    accessTokens.put(OpaqueTokens.key(access), new Token(family.user(), family.clientId(), family.resource(), familyId,
+        Math.min(now + ttl, family.expiresAt())), now);
     // one second less than the token lives, so that a client never holds a token it thinks is live
     return new TokenOutcome.Issued(access, refresh, settings.accessTokenTtl().toSeconds() - 1, scope);
   }
 
-  /** Ends every token of {@code family}, its refresh tokens kept as used; under the lock. */
-  private void revokeFamily(String family, long now) {
-    accessTokens.removeAll(t -> t.family().equals(family));
-    refreshTokens.removeAll(t -> t.family().equals(family)).forEach((key, t) ->
-        usedRefreshTokens.put(key, new Used(family, Long.MIN_VALUE / 2, t.expiresAt()), now));
+  /** Revokes a family: its record stays, marked, until it expires; its access tokens go now. Under the lock. */
+  private void revokeFamily(String familyId, Family family, long now) {
+    families.put(familyId, family.asRevoked(), now);
+    accessTokens.removeAll(t -> t.family().equals(familyId));
+  }
+
+  /** The family id a code or refresh token carries before its dot; null when it has none. */
+  private static String familyOf(String secret) {
+    int dot = secret.indexOf('.');
+    return dot <= 0 ? null : secret.substring(0, dot);
   }
 
   // revocation and the resource server -------------------------------------------------------
@@ -288,11 +329,12 @@ public final class Grants {
       return;
     }
     String key = OpaqueTokens.key(token);
+    String familyId = familyOf(token);
     long now = clock.getAsLong();
     synchronized (this) {
-      Token refresh = refreshTokens.live(key, now);
-      if (refresh != null && refresh.clientId().equals(clientId)) {
-        revokeFamily(refresh.family(), now);
+      Family family = familyId == null ? null : families.live(familyId, now);
+      if (family != null && key.equals(family.currentRefresh()) && family.clientId().equals(clientId)) {
+        revokeFamily(familyId, family, now);
         return;
       }
       Token access = accessTokens.live(key, now);
@@ -303,8 +345,9 @@ public final class Grants {
   }
 
   /**
-   * The user an access token stands for, when it is live, was issued by this server, and for
-   * {@code thisResource} (its audience, RFC 8707; a trailing slash aside); else null.
+   * The user an access token stands for, when it is live, its family is live and not revoked,
+   * and it was issued for {@code thisResource} (its audience, RFC 8707; a trailing slash aside);
+   * else null.
    */
   public String principal(String accessToken, String thisResource) {
     if (accessToken == null || accessToken.isEmpty()) {
@@ -313,7 +356,11 @@ public final class Grants {
     long now = clock.getAsLong();
     synchronized (this) {
       Token t = accessTokens.live(OpaqueTokens.key(accessToken), now);
-      return t == null || !t.resource().equals(withoutTrailingSlash(thisResource)) ? null : t.user();
+      if (t == null || !t.resource().equals(withoutTrailingSlash(thisResource))) {
+        return null;
+      }
+      Family family = families.live(t.family(), now);
+      return family == null || family.revoked() ? null : t.user();
     }
   }
 
@@ -337,11 +384,7 @@ public final class Grants {
     if (uri == null) {
       return "null";
     }
-    StringBuilder b = new StringBuilder();
-    for (int i = 0; i < uri.length() && b.length() < 200; i++) {
-      char c = uri.charAt(i);
-      b.append(c < 0x20 || c == 0x7F ? String.format("\\x%02x", (int) c) : String.valueOf(c));
-    }
-    return b.length() < uri.length() ? b + "..." : b.toString();
+    String cut = uri.length() > 200 ? uri.substring(0, 200) + "..." : uri;
+    return dev.mcpstdio.stdio.Log.visible(cut);
   }
 }

@@ -7,7 +7,8 @@ import java.security.SecureRandom;
 import java.util.Base64;
 
 /**
- * Client ids, codes and tokens: 32 random bytes, base64url without padding (43 characters). The
+ * Client ids, codes and tokens: 32 random bytes, base64url without padding (43 characters; a code
+ * and a refresh token are prefixed with their family's id and a dot). The
  * stores keep only each secret's SHA-256 ({@link #key}), so a store (or a token-store file) that
  * leaks gives nobody a usable code or token.
  */
@@ -19,7 +20,16 @@ final class OpaqueTokens {
   private OpaqueTokens() {}
 
   static String fresh() {
-    byte[] b = new byte[32];
+    return random(32);
+  }
+
+  /** A grant family's id: 16 random bytes (22 characters), carried in its code and refresh tokens. */
+  static String family() {
+    return random(16);
+  }
+
+  private static String random(int bytes) {
+    byte[] b = new byte[bytes];
     RANDOM.nextBytes(b);
     return URL.encodeToString(b);
   }

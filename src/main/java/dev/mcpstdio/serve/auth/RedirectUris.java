@@ -9,7 +9,7 @@ import java.util.Set;
  * Which redirect URIs a client may register and how a presented one matches a registered one.
  * Registrable: a loopback URI as RFC 8252 section 7.3 describes it ({@code http://127.0.0.1},
  * {@code http://[::1]} or {@code http://localhost}, any port, a path, no query, fragment or user
- * information), or one of the operator's exact {@code --allow-redirect-uri} entries (a hosted
+ * information, no {@code .} or {@code ..} segments), or one of the operator's exact {@code --allow-redirect-uri} entries (a hosted
  * client's https callback). Matching is exact, byte for byte, except that a loopback URI's port
  * may differ (the client picks a free port per login, RFC 8252 section 7.3).
  */
@@ -59,6 +59,11 @@ public final class RedirectUris {
       return null;
     }
     String path = u.getRawPath() == null ? "" : u.getRawPath();
+    for (String segment : path.split("/", -1)) {
+      if (segment.equals(".") || segment.equals("..")) {
+        return null; // a browser would resolve it: the URI redirected to would not be the one registered
+      }
+    }
     // the authority must be exactly host[:port]: nothing a lenient parser reads differently
     String authority = u.getRawAuthority();
     String port = u.getPort() < 0 ? "" : ":" + u.getPort();

@@ -65,6 +65,8 @@ class GrantsTest {
 
     @Test
     void loopbackAndAllowedRedirectUrisAreRegistered() throws Exception {
+      assertThatThrownBy(() -> grants.register(java.util.Collections.nCopies(11, REDIRECT)))
+          .isInstanceOfSatisfying(Grants.RegistrationRefused.class, e -> assertThat(e.error()).isEqualTo("invalid_client_metadata"));
       for (String uri : List.of("http://127.0.0.1/cb", "http://127.0.0.1:8080/cb", "http://[::1]:9/x", "http://localhost:3000/oauth/callback", HOSTED)) {
         RegisteredClient c = grants.register(List.of(uri));
         assertThat(c.clientId()).hasSize(43);
@@ -77,7 +79,8 @@ class GrantsTest {
       for (String uri : List.of("https://evil.example/cb", "http://127.0.0.1.evil.example/cb", "http://localhost@evil.example/cb",
           "http://evil.example@127.0.0.1/cb", "http://127.0.0.1/cb?next=x", "http://127.0.0.1/cb#f", "http://127.0.0.1/c b",
           "http://127.0.0.1/cb\r\nX: y", "https://127.0.0.1/cb", "http://LOCALHOST/cb", HOSTED + "x", HOSTED.replace("https", "http"),
-          "http://127.0.0.1\\@evil.example/", "javascript:alert(1)", "")) {
+          "http://127.0.0.1\\@evil.example/", "javascript:alert(1)", "", "http://127.0.0.1:8080/a/../cb", "http://[::1%25lo]/cb",
+          "http://127.0.0.1./cb", "http://127.0.0.1:/cb")) {
         assertThatThrownBy(() -> grants.register(List.of(uri))).as(uri)
             .isInstanceOfSatisfying(Grants.RegistrationRefused.class, e -> assertThat(e.error()).isEqualTo("invalid_redirect_uri"));
       }
@@ -205,7 +208,7 @@ class GrantsTest {
       assertFailed(grants.token(redeem(c, code)), "invalid_grant", "issued tokens revoked");
       assertThat(grants.principal(t.accessToken(), RESOURCE)).isNull();
       assertThat(grants.principal(rotated.accessToken(), RESOURCE)).isNull();
-      assertFailed(grants.token(refreshForm(c, rotated.refreshToken())), "invalid_grant", "reuse detected");
+      assertFailed(grants.token(refreshForm(c, rotated.refreshToken())), "invalid_grant", "revoked");
     }
 
     @Test
@@ -311,7 +314,45 @@ class GrantsTest {
       now.addAndGet(10_001);
       assertFailed(grants.token(refreshForm(c, t.refreshToken())), "invalid_grant", "reuse detected");
       assertThat(grants.principal(next.accessToken(), RESOURCE)).isNull();
-      assertFailed(grants.token(refreshForm(c, next.refreshToken())), "invalid_grant", "reuse detected");
+      assertFailed(grants.token(refreshForm(c, next.refreshToken())), "invalid_grant", "revoked");
+    }
+
+    @Test
+    void reuseIsDetectedHoweverManyRotationsCameBetween() throws Exception {
+      Grants small = new Grants(new GrantSettings(Duration.ofHours(1), Duration.ofSeconds(60), Duration.ofDays(30),
+          Duration.ofSeconds(10), 10, 5), Set.of(), now::get);
+      RegisteredClient c = small.register(List.of(REDIRECT));
+      AuthorizationRequest r = new AuthorizationRequest(c.clientId(), REDIRECT, "code", pkce.challenge(), "S256", null, null, "alice");
+      String code = ((AuthorizeOutcome.Issued) small.authorize(r, RESOURCE)).code();
+      TokenOutcome.Issued victims = (TokenOutcome.Issued) small.token(redeem(c, code));
+      // a thief with a copy of the refresh token rotates first, then many times more (past every store's bound)
+      TokenOutcome.Issued thiefs = (TokenOutcome.Issued) small.token(refreshForm(c, victims.refreshToken()));
+      for (int i = 0; i < 50; i++) {
+        thiefs = (TokenOutcome.Issued) small.token(refreshForm(c, thiefs.refreshToken()));
+      }
+      now.addAndGet(11_000);
+      assertFailed(small.token(refreshForm(c, victims.refreshToken())), "invalid_grant", "reuse detected");
+      assertThat(small.principal(thiefs.accessToken(), RESOURCE)).isNull();
+      assertFailed(small.token(refreshForm(c, thiefs.refreshToken())), "invalid_grant", "revoked");
+    }
+
+    @Test
+    void aFamilyLivesThirtyDaysFromItsCodeHoweverOftenItRotates() throws Exception {
+      RegisteredClient c = client();
+      TokenOutcome.Issued t = tokens(c);
+      now.addAndGet(Duration.ofDays(29).toMillis());
+      TokenOutcome.Issued late = (TokenOutcome.Issued) grants.token(refreshForm(c, t.refreshToken()));
+      now.addAndGet(Duration.ofDays(1).toMillis());
+      assertFailed(grants.token(refreshForm(c, late.refreshToken())), "invalid_grant", "unknown or expired");
+      assertThat(grants.principal(late.accessToken(), RESOURCE)).isNull();
+    }
+
+    @Test
+    void aForgedRefreshTokenOfAnUnknownFamilyIsUnknown() {
+      assertFailed(grants.token(new HashMap<>(Map.of("grant_type", "refresh_token", "refresh_token", "nofamily.x", "client_id", "c"))),
+          "invalid_grant", "unknown");
+      assertFailed(grants.token(new HashMap<>(Map.of("grant_type", "refresh_token", "refresh_token", "no-dot", "client_id", "c"))),
+          "invalid_grant", "unknown");
     }
 
     @Test
@@ -354,7 +395,7 @@ class GrantsTest {
       TokenOutcome.Issued t = tokens(c);
       grants.revoke(t.refreshToken(), c.clientId());
       assertThat(grants.principal(t.accessToken(), RESOURCE)).isNull();
-      assertFailed(grants.token(refreshForm(c, t.refreshToken())), "invalid_grant", "reuse detected");
+      assertFailed(grants.token(refreshForm(c, t.refreshToken())), "invalid_grant", "revoked");
     }
 
     @Test
@@ -388,9 +429,4 @@ class GrantsTest {
     assertThat(grants.principal(t.accessToken(), "http://gw.example/mcp")).isNull();
   }
 
-  @Test
-  void theStoreKeysAreHashesOfTheSecrets() {
-    String secret = OpaqueTokens.fresh();
-    assertThat(OpaqueTokens.key(secret)).isNotEqualTo(secret).hasSize(43).isEqualTo(OpaqueTokens.key(secret));
-  }
 }
