@@ -69,6 +69,15 @@ final class BoundedStore<V extends BoundedStore.Expiring> {
     return removed;
   }
 
+  /** Calls {@code action} with every entry that has not expired. */
+  void forEachLive(long now, java.util.function.Consumer<V> action) {
+    for (V v : entries.values()) {
+      if (v.expiresAt() > now) {
+        action.accept(v);
+      }
+    }
+  }
+
   int size() {
     return entries.size();
   }

@@ -110,7 +110,8 @@ public final class Grants {
 
   /**
    * Registers a public client with these redirect URIs (at most {@link #MAX_REDIRECT_URIS}), each
-   * a loopback URI or one of the operator's. At the client bound, the oldest registration makes room.
+   * a loopback URI or one of the operator's. At the client bound, the oldest registration nobody is
+   * signed in with makes room (else the oldest).
    */
   public RegisteredClient register(List<String> redirectUris) throws RegistrationRefused {
     if (redirectUris == null || redirectUris.isEmpty()) {
@@ -127,13 +128,34 @@ public final class Grants {
     }
     RegisteredClient client = new RegisteredClient(OpaqueTokens.fresh(), List.copyOf(new LinkedHashSet<>(redirectUris)),
         clock.getAsLong() / 1000);
+    long now = clock.getAsLong();
     synchronized (this) {
       if (clients.size() >= settings.maxClients()) {
-        clients.remove(clients.keySet().iterator().next());
+        clients.remove(evictable(now));
       }
       clients.put(client.clientId(), client);
     }
     return client;
+  }
+
+  /**
+   * The client that makes room at the bound: the oldest one no live grant family belongs to (a
+   * flood of registrations then pushes out only clients nobody is signed in with), else the
+   * oldest. Under the lock.
+   */
+  private String evictable(long now) {
+    Set<String> signedIn = new java.util.HashSet<>();
+    families.forEachLive(now, f -> {
+      if (!f.revoked()) {
+        signedIn.add(f.clientId());
+      }
+    });
+    for (String id : clients.keySet()) {
+      if (!signedIn.contains(id)) {
+        return id;
+      }
+    }
+    return clients.keySet().iterator().next();
   }
 
   public synchronized RegisteredClient client(String clientId) {

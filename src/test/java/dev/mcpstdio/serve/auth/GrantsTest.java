@@ -101,6 +101,20 @@ class GrantsTest {
     }
 
     @Test
+    void aFloodOfRegistrationsPushesOutNoClientSomeoneIsSignedInWith() throws Exception {
+      Grants small = new Grants(new GrantSettings(Duration.ofHours(1), Duration.ofSeconds(60), Duration.ofDays(30),
+          Duration.ofSeconds(10), 3, 10), Set.of(), now::get);
+      RegisteredClient used = small.register(List.of(REDIRECT));
+      AuthorizationRequest r = new AuthorizationRequest(used.clientId(), REDIRECT, "code", pkce.challenge(), "S256", null, null, "alice");
+      String code = ((AuthorizeOutcome.Issued) small.authorize(r, RESOURCE)).code();
+      assertThat(small.token(redeem(used, code))).isInstanceOf(TokenOutcome.Issued.class);
+      for (int i = 0; i < 20; i++) {
+        small.register(List.of(REDIRECT));
+      }
+      assertThat(small.client(used.clientId())).as("the client alice is signed in with").isEqualTo(used);
+    }
+
+    @Test
     void atTheClientBoundTheOldestRegistrationMakesRoom() throws Exception {
       Grants small = new Grants(new GrantSettings(Duration.ofHours(1), Duration.ofSeconds(60), Duration.ofDays(30),
           Duration.ofSeconds(10), 2, 10), Set.of(), now::get);
