@@ -220,7 +220,7 @@ final class ServeCommand {
       throw new UsageException("--allow-redirect-uri, --dev-user, --trusted-user-header and --access-token-ttl need --enable-oauth",
           ExitCodes.USAGE);
     }
-    if (devUser != null && (devUser.isBlank() || devUser.length() > 256 || devUser.chars().anyMatch(c -> c < 0x20 || c == 0x7F))) {
+    if (devUser != null && !ServeConfig.EmbeddedOAuth.isUserName(devUser)) {
       throw new UsageException("--dev-user must be 1 to 256 characters without control characters", ExitCodes.USAGE);
     }
     if (header != null && !header.matches("[A-Za-z0-9-]{1,64}")) {

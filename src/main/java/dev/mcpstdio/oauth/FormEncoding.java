@@ -29,21 +29,44 @@ public final class FormEncoding {
 
   public static Map<String, String> decode(String raw) {
     Map<String, String> out = new LinkedHashMap<>();
+    pairs(raw, (key, value) -> out.putIfAbsent(key, value));
+    return out;
+  }
+
+  /**
+   * The first key that appears twice in {@code raw} (RFC 6749 section 3.1 refuses a repeated
+   * parameter), with the same decoding as {@link #decode}; null when none does.
+   */
+  public static String firstRepeated(String raw) {
+    java.util.Set<String> seen = new java.util.HashSet<>();
+    String[] repeated = new String[1];
+    pairs(raw, (key, value) -> {
+      if (!seen.add(key) && repeated[0] == null) {
+        repeated[0] = key;
+      }
+    });
+    return repeated[0];
+  }
+
+  /** Every decodable {@code key=value} pair of {@code raw}, in order; a pair with a broken escape is skipped. */
+  private static void pairs(String raw, java.util.function.BiConsumer<String, String> each) {
     if (raw == null || raw.isEmpty()) {
-      return out;
+      return;
     }
     for (String pair : raw.split("&")) {
       if (pair.isEmpty()) {
         continue;
       }
       int eq = pair.indexOf('=');
+      String key;
+      String value;
       try {
-        String key = URLDecoder.decode(eq < 0 ? pair : pair.substring(0, eq), StandardCharsets.UTF_8);
-        out.putIfAbsent(key, eq < 0 ? "" : URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8));
+        key = URLDecoder.decode(eq < 0 ? pair : pair.substring(0, eq), StandardCharsets.UTF_8);
+        value = eq < 0 ? "" : URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
       } catch (IllegalArgumentException e) {
-        // a broken escape: that pair is skipped
+        continue; // a broken escape: that pair is skipped
       }
+      each.accept(key, value);
     }
-    return out;
   }
 }

@@ -79,6 +79,15 @@ public record ServeConfig(
     public EmbeddedOAuth {
       allowedRedirectUris = java.util.Set.copyOf(allowedRedirectUris);
     }
+
+    /**
+     * Whether {@code name} may name a signed-in user: 1 to 256 characters without control
+     * characters, so that it cannot break a log line nor pass for one of the gateway's own
+     * principals (which start with NUL).
+     */
+    public static boolean isUserName(String name) {
+      return name != null && !name.isBlank() && name.length() <= 256 && name.chars().noneMatch(c -> c < 0x20 || c == 0x7F);
+    }
   }
 
   /**

@@ -7,9 +7,9 @@ import org.eclipse.jetty.server.Request;
  * endpoint: the value of {@code --trusted-user-header} (which an authenticating proxy in front
  * sets, and must strip from what clients send), else {@code --dev-user}, else nobody, and then the
  * authorization is denied (fail closed). A header that comes more than once names nobody (a
- * proxy that appended its value to a client's would otherwise let the client's win). A header value is taken only when it is 1 to 256
- * characters without control characters, so it cannot smuggle a line break into a log or pass
- * for one of the gateway's own principals (which start with NUL).
+ * proxy that appended its value to a client's would otherwise let the client's win). A value is
+ * taken only when it is a user name ({@link ServeConfig.EmbeddedOAuth#isUserName}: no control
+ * characters to break a log line, nothing to pass for one of the gateway's own principals).
  */
 final class SignedInUser {
 
@@ -27,12 +27,9 @@ final class SignedInUser {
       if (values.size() > 1) {
         return null; // a proxy that appends rather than replaces: the client's copy may be first
       }
-      String value = values.isEmpty() ? null : values.getFirst();
-      if (value != null) {
-        value = value.trim();
-        if (!value.isEmpty() && value.length() <= 256 && value.chars().noneMatch(c -> c < 0x20 || c == 0x7F)) {
-          return value;
-        }
+      String value = values.isEmpty() ? null : values.getFirst().trim();
+      if (ServeConfig.EmbeddedOAuth.isUserName(value)) {
+        return value;
       }
     }
     return devUser;

@@ -251,28 +251,10 @@ public final class AuthorizationEndpoints {
     }
   }
 
-  /** The first parameter name that appears twice in a form or query (RFC 6749 section 3.1); null when none does. */
-  static String repeated(String raw) {
-    if (raw == null || raw.isEmpty()) {
-      return null;
-    }
-    java.util.Set<String> seen = new java.util.HashSet<>();
-    for (String pair : raw.split("&")) {
-      if (pair.isEmpty()) {
-        continue;
-      }
-      int eq = pair.indexOf('=');
-      String name;
-      try {
-        name = java.net.URLDecoder.decode(eq < 0 ? pair : pair.substring(0, eq), StandardCharsets.UTF_8);
-      } catch (IllegalArgumentException e) {
-        continue; // a broken escape: the decoder skips that pair too
-      }
-      if (!seen.add(name)) {
-        return Log.visible(name.length() > 64 ? name.substring(0, 64) + "..." : name);
-      }
-    }
-    return null;
+  /** The first parameter named twice in a form or query, fit for an error message; null when none is. */
+  private static String repeated(String raw) {
+    String name = FormEncoding.firstRepeated(raw);
+    return name == null ? null : Log.visible(name.length() > 64 ? name.substring(0, 64) + "..." : name);
   }
 
   private static void noStore(Response response) {

@@ -1,6 +1,5 @@
 package dev.mcpstdio.serve.auth;
 
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.Predicate;
@@ -56,17 +55,9 @@ final class BoundedStore<V extends BoundedStore.Expiring> {
     return entries.remove(key);
   }
 
-  /** Removes every entry {@code which} selects, and returns them with their keys. */
-  Map<String, V> removeAll(Predicate<V> which) {
-    Map<String, V> removed = new LinkedHashMap<>();
-    for (Iterator<Map.Entry<String, V>> it = entries.entrySet().iterator(); it.hasNext(); ) {
-      Map.Entry<String, V> e = it.next();
-      if (which.test(e.getValue())) {
-        removed.put(e.getKey(), e.getValue());
-        it.remove();
-      }
-    }
-    return removed;
+  /** Removes every entry {@code which} selects. */
+  void removeAll(Predicate<V> which) {
+    entries.values().removeIf(which);
   }
 
   /** Calls {@code action} with every entry that has not expired. */
@@ -78,7 +69,4 @@ final class BoundedStore<V extends BoundedStore.Expiring> {
     }
   }
 
-  int size() {
-    return entries.size();
-  }
 }
