@@ -92,6 +92,10 @@ final class ServeCommand {
     spec.addOption(OptionSpec.builder("--allow-redirect-uri").paramLabel("URI").type(List.class).auxiliaryTypes(String.class)
         .description("With --enable-oauth: a hosted client's exact https redirect URI (repeatable).").build());
     option(spec, "--access-token-ttl", "SECONDS", String.class, "With --enable-oauth: access token lifetime (default 3600).");
+    option(spec, "--max-sessions-per-owner", "N", String.class,
+        "A signed-in user holds at most N sessions; its next initialize ends its least recently used (default 0: no bound).");
+    option(spec, "--user-env", "VAR", String.class,
+        "Give each child of a signed-in user its user's name in environment variable VAR (not with --warm).");
     flag(spec, "--trust-proxy-headers",
         "A proxy in front sets X-Forwarded-Host and X-Forwarded-Proto: reflect them (ignored otherwise).");
     option(spec, "--auth-token", "TOKEN", String.class,
@@ -133,7 +137,7 @@ final class ServeCommand {
       "--session-idle-ttl", "--max-message-size", "--backend-timeout", "--max-connections", "--header-timeout",
       "--body-timeout", "--allow-origin", "--public-url", "--auth-token", "--log-level", "--cache-ttl-ms",
       "--modern-idle-ttl", "--max-children-per-principal", "--max-pool-children", "--warm", "--dev-user",
-      "--trusted-user-header", "--allow-redirect-uri", "--access-token-ttl");
+      "--trusted-user-header", "--allow-redirect-uri", "--access-token-ttl", "--max-sessions-per-owner", "--user-env");
 
   /** The arguments before the child's command: a {@code --help} after it is the child's own. */
   static String[] gatewayOptions(String[] args) {
@@ -199,10 +203,31 @@ final class ServeCommand {
     if (!r.hasMatchedOption("--no-sse") && (ssePath.equals(path) || messagesPath.equals(path) || ssePath.equals(messagesPath))) {
       throw new UsageException("--path, --sse-path and --messages-path must differ", ExitCodes.USAGE);
     }
+    ServeConfig.EmbeddedOAuth oauth = oauth(r, host, publicUrl, log);
     return new ServeConfig(host, port, path, child, maxSessions, idle, maxMessage, backend,
         ServeConfig.DEFAULT_KEEP_ALIVE, origins, publicUrl, r.hasMatchedOption("--trust-proxy-headers"), token,
         ChildProcess.Ladder.DEFAULT, level(r), r.hasMatchedOption("--no-sse") ? null : ssePath, messagesPath, launch(r),
-        connections, era2026(r), warm, oauth(r, host, publicUrl, log));
+        connections, era2026(r), warm, oauth, owners(r, oauth, warm));
+  }
+
+  /** {@code --max-sessions-per-owner} and {@code --user-env}: what a signed-in user's sessions get. */
+  private static ServeConfig.Owners owners(ParseResult r, ServeConfig.EmbeddedOAuth oauth, int warm) throws UsageException {
+    int perOwner = integer(r, "--max-sessions-per-owner", 0, 0, ServeConfig.DEFAULT_MAX_SESSIONS * 1000);
+    String userEnv = r.matchedOptionValue("--user-env", (String) null);
+    if ((perOwner > 0 || userEnv != null) && !oauth.enabled()) {
+      throw new UsageException("--max-sessions-per-owner and --user-env need signed-in users (--enable-oauth)", ExitCodes.USAGE);
+    }
+    if (userEnv != null) {
+      String refusal = ServeConfig.Owners.refusal(userEnv);
+      if (refusal != null) {
+        throw new UsageException("--user-env " + userEnv + ": " + refusal, ExitCodes.USAGE);
+      }
+      if (warm > 0) {
+        throw new UsageException("--user-env cannot be used with --warm: a warm child starts before its user is known",
+            ExitCodes.USAGE);
+      }
+    }
+    return new ServeConfig.Owners(perOwner, userEnv);
   }
 
   /** {@code --enable-oauth} and the flags that go with it. */

@@ -2,7 +2,7 @@ package dev.mcpstdio.serve;
 
 import dev.mcpstdio.jsonrpc.ErrorCodes;
 import dev.mcpstdio.serve.auth.AuthorizationEndpoints;
-import dev.mcpstdio.serve.era2026.Principals;
+import dev.mcpstdio.serve.http.Principals;
 import dev.mcpstdio.serve.http.Replies;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.server.Handler;

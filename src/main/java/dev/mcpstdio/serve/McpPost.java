@@ -8,7 +8,7 @@ import dev.mcpstdio.jsonrpc.MalformedMessageException;
 import dev.mcpstdio.serve.era2025.McpEndpoint;
 import dev.mcpstdio.serve.era2026.Era2026Endpoint;
 import dev.mcpstdio.serve.era2026.EraClassifier;
-import dev.mcpstdio.serve.era2026.Principals;
+import dev.mcpstdio.serve.http.Principals;
 import dev.mcpstdio.serve.era2026.ValidationLadder;
 import dev.mcpstdio.serve.http.Replies;
 import dev.mcpstdio.serve.http.RequestBodies;
@@ -73,7 +73,7 @@ final class McpPost {
       default -> {}
     }
     if (EraClassifier.era(message) == EraClassifier.Era.ERA_2026) {
-      era2026.handle(message, principal(request), name -> request.getHeaders().getValuesList(name),
+      era2026.handle(message, Principals.of(request), name -> request.getHeaders().getValuesList(name),
           request.getHeaders().getValuesList(HttpHeader.ACCEPT), response, callback);
     } else if (modernOnly && message instanceof JsonRpcMessage.Request r && r.method().equals("initialize")) {
       // --modern-only: no 2025-era sessions; the client learns which revision is served
@@ -82,9 +82,5 @@ final class McpPost {
     } else {
       era2025.handle(message, body, request, response, callback);
     }
-  }
-
-  private static String principal(Request request) {
-    return request.getAttribute(Principals.ATTRIBUTE) instanceof String p ? p : Principals.OPEN;
   }
 }

@@ -37,6 +37,8 @@ import java.util.List;
  *     are extra processes beside the {@code maxSessions} live ones, so at most {@code maxSessions +
  *     warm} session children run at once (those being closed aside); 0 spawns each child when its
  *     client's {@code initialize} arrives
+ * @param oauth the embedded authorization server, or {@link EmbeddedOAuth#OFF}
+ * @param owners what a signed-in user's sessions are bounded by and what their children are told
  */
 public record ServeConfig(
     String host,
@@ -60,7 +62,8 @@ public record ServeConfig(
     Connections connections,
     Era2026 era2026,
     int warm,
-    EmbeddedOAuth oauth) {
+    EmbeddedOAuth oauth,
+    Owners owners) {
 
   /**
    * The embedded OAuth 2.1 authorization server ({@code --enable-oauth}; docs/reference.md).
@@ -87,6 +90,55 @@ public record ServeConfig(
      */
     public static boolean isUserName(String name) {
       return name != null && !name.isBlank() && name.length() <= 256 && name.chars().noneMatch(c -> c < 0x20 || c == 0x7F);
+    }
+  }
+
+  /**
+   * What belongs to each signed-in user beyond its sessions' privacy (which always holds).
+   *
+   * @param maxSessionsPerOwner 2025-era sessions one signed-in user holds at most; its next
+   *     {@code initialize} ends its least recently used one ({@code --max-sessions-per-owner}; 0: no
+   *     bound but {@code --max-sessions}). The gateway's own principals (open, static token) are not
+   *     bounded by it: they stand for everyone.
+   * @param userEnv the environment variable each child of a signed-in user is given its user's name
+   *     in ({@code --user-env}), or null; never set for the gateway's own principals
+   */
+  public record Owners(int maxSessionsPerOwner, String userEnv) {
+    public static final Owners NONE = new Owners(0, null);
+
+    /**
+     * Names a child's loader, interpreter or search path reads: a user name there would choose
+     * what code runs (compared ignoring case, as Windows does).
+     */
+    public static final java.util.Set<String> REFUSED_ENV = java.util.Set.of("PATH", "LD_PRELOAD", "LD_LIBRARY_PATH",
+        "LD_AUDIT", "DYLD_INSERT_LIBRARIES", "DYLD_LIBRARY_PATH", "DYLD_FRAMEWORK_PATH", "PYTHONPATH", "PYTHONHOME",
+        "PYTHONSTARTUP", "NODE_OPTIONS", "NODE_PATH", "JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "_JAVA_OPTIONS", "CLASSPATH",
+        "PERL5LIB", "PERL5OPT", "RUBYLIB", "RUBYOPT", "BASH_ENV", "ENV", "IFS", "HOME", "SHELL");
+
+    public Owners {
+      if (maxSessionsPerOwner < 0) {
+        throw new IllegalArgumentException("--max-sessions-per-owner: 0 (no bound) or more");
+      }
+      if (userEnv != null && refusal(userEnv) != null) {
+        throw new IllegalArgumentException("--user-env " + userEnv + ": " + refusal(userEnv));
+      }
+    }
+
+    /** Why {@code name} cannot carry the user's name, or null when it can. */
+    public static String refusal(String name) {
+      if (!name.matches("[A-Za-z_][A-Za-z0-9_]{0,127}")) {
+        return "not an environment variable name (a letter or _, then letters, digits or _)";
+      }
+      if (REFUSED_ENV.contains(name.toUpperCase(java.util.Locale.ROOT))) {
+        return "a child's loader, interpreter or shell reads it, so a user's name there would choose what runs";
+      }
+      return null;
+    }
+
+    /** What the child of {@code principal} is given beyond the command's environment. */
+    public java.util.Map<String, String> envFor(String principal) {
+      return userEnv == null || !dev.mcpstdio.serve.http.Principals.isUser(principal) ? java.util.Map.of()
+          : java.util.Map.of(userEnv, principal);
     }
   }
 
@@ -198,6 +250,10 @@ public record ServeConfig(
     if (warm < 0 || warm > Math.min(MAX_WARM, maxSessions)) {
       throw new IllegalArgumentException("warm session children: from 0 to --max-sessions (and at most " + MAX_WARM + ")");
     }
+    java.util.Objects.requireNonNull(owners, "owners");
+    if (owners.userEnv() != null && warm > 0) {
+      throw new IllegalArgumentException("--user-env cannot be used with --warm: a warm child starts before its user is known");
+    }
   }
 
   /** Defaults for everything but the child: loopback, port 8080, {@code /mcp}, no auth. */
@@ -205,77 +261,84 @@ public record ServeConfig(
     return new ServeConfig("127.0.0.1", DEFAULT_PORT, DEFAULT_PATH, child, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TTL,
         DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_BACKEND_TIMEOUT, DEFAULT_KEEP_ALIVE, List.of(), null, false, null,
         ChildProcess.Ladder.DEFAULT, Log.Level.INFO, DEFAULT_SSE_PATH, DEFAULT_MESSAGES_PATH, SessionLaunch.NONE,
-        Connections.DEFAULT, Era2026.DEFAULT, 0, EmbeddedOAuth.OFF);
+        Connections.DEFAULT, Era2026.DEFAULT, 0, EmbeddedOAuth.OFF, Owners.NONE);
   }
 
   public ServeConfig withPort(int newPort) {
     return new ServeConfig(host, newPort, path, child, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
-        keepAlive, allowedOrigins, publicUrl, trustProxyHeaders, authToken, ladder, logLevel, ssePath, messagesPath, launch, connections, era2026, warm, oauth);
+        keepAlive, allowedOrigins, publicUrl, trustProxyHeaders, authToken, ladder, logLevel, ssePath, messagesPath, launch, connections, era2026, warm, oauth, owners);
   }
 
   public ServeConfig withAuthToken(String token) {
     return new ServeConfig(host, port, path, child, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
-        keepAlive, allowedOrigins, publicUrl, trustProxyHeaders, token, ladder, logLevel, ssePath, messagesPath, launch, connections, era2026, warm, oauth);
+        keepAlive, allowedOrigins, publicUrl, trustProxyHeaders, token, ladder, logLevel, ssePath, messagesPath, launch, connections, era2026, warm, oauth, owners);
   }
 
   public ServeConfig withLimits(int sessions, Duration idleTtl, long messageSize, Duration timeout, Duration alive) {
     return new ServeConfig(host, port, path, child, sessions, idleTtl, messageSize, timeout, alive, allowedOrigins,
-        publicUrl, trustProxyHeaders, authToken, ladder, logLevel, ssePath, messagesPath, launch, connections, era2026, warm, oauth);
+        publicUrl, trustProxyHeaders, authToken, ladder, logLevel, ssePath, messagesPath, launch, connections, era2026, warm, oauth, owners);
   }
 
   public ServeConfig withOrigins(List<String> origins, URI url) {
     return new ServeConfig(host, port, path, child, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
-        keepAlive, origins, url, trustProxyHeaders, authToken, ladder, logLevel, ssePath, messagesPath, launch, connections, era2026, warm, oauth);
+        keepAlive, origins, url, trustProxyHeaders, authToken, ladder, logLevel, ssePath, messagesPath, launch, connections, era2026, warm, oauth, owners);
   }
 
   public ServeConfig withChild(ChildSpec newChild, ChildProcess.Ladder newLadder) {
     return new ServeConfig(host, port, path, newChild, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
-        keepAlive, allowedOrigins, publicUrl, trustProxyHeaders, authToken, newLadder, logLevel, ssePath, messagesPath, launch, connections, era2026, warm, oauth);
+        keepAlive, allowedOrigins, publicUrl, trustProxyHeaders, authToken, newLadder, logLevel, ssePath, messagesPath, launch, connections, era2026, warm, oauth, owners);
   }
 
   /** The same, with the legacy HTTP+SSE endpoints at these paths ({@code ssePath} null: none). */
   public ServeConfig withLegacySse(String newSsePath, String newMessagesPath) {
     return new ServeConfig(host, port, path, child, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
-        keepAlive, allowedOrigins, publicUrl, trustProxyHeaders, authToken, ladder, logLevel, newSsePath, newMessagesPath, launch, connections, era2026, warm, oauth);
+        keepAlive, allowedOrigins, publicUrl, trustProxyHeaders, authToken, ladder, logLevel, newSsePath, newMessagesPath, launch, connections, era2026, warm, oauth, owners);
   }
 
   public ServeConfig withLaunch(SessionLaunch newLaunch) {
     return new ServeConfig(host, port, path, child, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
-        keepAlive, allowedOrigins, publicUrl, trustProxyHeaders, authToken, ladder, logLevel, ssePath, messagesPath, newLaunch, connections, era2026, warm, oauth);
+        keepAlive, allowedOrigins, publicUrl, trustProxyHeaders, authToken, ladder, logLevel, ssePath, messagesPath, newLaunch, connections, era2026, warm, oauth, owners);
   }
 
   /** The same, with these connection bounds. */
   public ServeConfig withConnections(Connections newConnections) {
     return new ServeConfig(host, port, path, child, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
         keepAlive, allowedOrigins, publicUrl, trustProxyHeaders, authToken, ladder, logLevel, ssePath, messagesPath, launch,
-        newConnections, era2026, warm, oauth);
+        newConnections, era2026, warm, oauth, owners);
   }
 
   /** The same, serving the 2026 era with these settings. */
   public ServeConfig withEra2026(Era2026 newEra2026) {
     return new ServeConfig(host, port, path, child, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
         keepAlive, allowedOrigins, publicUrl, trustProxyHeaders, authToken, ladder, logLevel, ssePath, messagesPath, launch,
-        connections, newEra2026, warm, oauth);
+        connections, newEra2026, warm, oauth, owners);
   }
 
   /** The same, keeping {@code n} session children spawned ahead of their clients ({@code --warm}). */
   public ServeConfig withWarm(int n) {
     return new ServeConfig(host, port, path, child, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
         keepAlive, allowedOrigins, publicUrl, trustProxyHeaders, authToken, ladder, logLevel, ssePath, messagesPath, launch,
-        connections, era2026, n, oauth);
+        connections, era2026, n, oauth, owners);
   }
 
   /** The same, with the embedded authorization server so configured. */
   public ServeConfig withOAuth(EmbeddedOAuth newOAuth) {
     return new ServeConfig(host, port, path, child, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
         keepAlive, allowedOrigins, publicUrl, trustProxyHeaders, authToken, ladder, logLevel, ssePath, messagesPath, launch,
-        connections, era2026, warm, newOAuth);
+        connections, era2026, warm, newOAuth, owners);
+  }
+
+  /** The same, with these per-user bounds and environment. */
+  public ServeConfig withOwners(Owners newOwners) {
+    return new ServeConfig(host, port, path, child, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
+        keepAlive, allowedOrigins, publicUrl, trustProxyHeaders, authToken, ladder, logLevel, ssePath, messagesPath, launch,
+        connections, era2026, warm, oauth, newOwners);
   }
 
   /** The same, trusting (or not) the {@code X-Forwarded-*} headers of a proxy in front. */
   public ServeConfig withTrustProxyHeaders(boolean trust) {
     return new ServeConfig(host, port, path, child, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
-        keepAlive, allowedOrigins, publicUrl, trust, authToken, ladder, logLevel, ssePath, messagesPath, launch, connections, era2026, warm, oauth);
+        keepAlive, allowedOrigins, publicUrl, trust, authToken, ladder, logLevel, ssePath, messagesPath, launch, connections, era2026, warm, oauth, owners);
   }
 
   /** The path of the public URL (a proxy's prefix) without a trailing slash; empty without one. */

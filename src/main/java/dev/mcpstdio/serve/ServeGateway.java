@@ -97,7 +97,7 @@ public final class ServeGateway implements AutoCloseable {
     this.bodies = new RequestBodies(config.maxMessageSize(), config.connections().bodyTimeout());
     this.era2026 = new Era2026Endpoint(new ChildPool.Settings(config.child(), config.maxMessageSize(), config.ladder(),
         config.launch().stderrLimit(), config.era2026().perPrincipal(), config.era2026().total(), config.era2026().idleTtl(),
-        HANDSHAKE_TIMEOUT), config.backendTimeout(), config.keepAlive(), config.era2026().cacheTtlMs(), log);
+        HANDSHAKE_TIMEOUT, config.owners().userEnv()), config.backendTimeout(), config.keepAlive(), config.era2026().cacheTtlMs(), log);
     this.endpoint = new McpEndpoint(config, sessions);
     this.post = new McpPost(bodies, endpoint, era2026, config.era2026().modernOnly());
     this.legacy = new LegacySseEndpoint(config, sessions, bodies);
@@ -177,8 +177,9 @@ public final class ServeGateway implements AutoCloseable {
     String idle = config.sessionIdleTtl().isZero() ? "no idle eviction" : "idle-ttl " + config.sessionIdleTtl().toSeconds() + " s";
     String sse = config.ssePath() == null ? "no HTTP+SSE" : "HTTP+SSE at " + config.ssePath() + " and " + config.messagesPath();
     String warm = config.warm() == 0 ? "" : ", " + config.warm() + " warm";
+    String perOwner = config.owners().maxSessionsPerOwner() == 0 ? "" : ", max " + config.owners().maxSessionsPerOwner() + "/owner";
     return "serving " + config.child().describe() + " at " + url() + " (" + auth + "; max " + config.maxSessions()
-        + " sessions" + warm + ", " + idle + "; " + sse + "; max " + config.connections().max() + " connections)";
+        + " sessions" + perOwner + warm + ", " + idle + "; " + sse + "; max " + config.connections().max() + " connections)";
   }
 
   /**

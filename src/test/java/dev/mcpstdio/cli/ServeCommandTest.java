@@ -527,6 +527,21 @@ class ServeCommandTest {
     }
 
     @org.junit.jupiter.api.Test
+    void perOwnerBoundsAndTheUserEnvironment() throws UsageException {
+      assertThat(parse("--", "cat").owners()).isEqualTo(ServeConfig.Owners.NONE);
+      assertThat(parse("--enable-oauth", "--max-sessions-per-owner", "3", "--user-env", "MCP_USER", "--", "cat").owners())
+          .isEqualTo(new ServeConfig.Owners(3, "MCP_USER"));
+      assertThat(usageError("--max-sessions-per-owner", "3", "--", "cat").getMessage()).contains("need signed-in users");
+      assertThat(usageError("--user-env", "MCP_USER", "--", "cat").getMessage()).contains("need signed-in users");
+      assertThat(usageError("--enable-oauth", "--user-env", "LD_PRELOAD", "--", "cat").getMessage()).contains("what runs");
+      assertThat(usageError("--enable-oauth", "--user-env", "Path", "--", "cat").getMessage()).contains("what runs");
+      assertThat(usageError("--enable-oauth", "--user-env", "A=B", "--", "cat").getMessage()).contains("not an environment variable name");
+      assertThat(usageError("--enable-oauth", "--user-env", "U", "--warm", "2", "--", "cat").getMessage()).contains("--warm");
+      assertThat(usageError("--enable-oauth", "--max-sessions-per-owner", "-1", "--", "cat").getMessage())
+          .contains("--max-sessions-per-owner");
+    }
+
+    @org.junit.jupiter.api.Test
     void badValuesAreRefused() {
       assertThat(usageError("--enable-oauth", "--trusted-user-header", "X User", "--", "cat").getMessage()).contains("header name");
       assertThat(usageError("--enable-oauth", "--dev-user", "a\nb", "--", "cat").getMessage()).contains("--dev-user");

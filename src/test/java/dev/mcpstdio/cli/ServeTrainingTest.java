@@ -23,6 +23,9 @@ class ServeTrainingTest {
 
   @Test
   void trainsOnARealGatewayAndLeavesNoChildBehind() throws Exception {
+    // other tests of this JVM may still be closing children of their own: only the training's count
+    java.util.Set<Long> before = ProcessHandle.current().descendants().map(ProcessHandle::pid)
+        .collect(java.util.stream.Collectors.toSet());
     SyncBuffer said = new SyncBuffer();
     Log report = new Log(said, Log.Level.INFO, new Redactor());
     PrintStream stdout = System.out;
@@ -36,12 +39,16 @@ class ServeTrainingTest {
     }
     assertThat(code).as("what it said: %s", said.text()).isEqualTo(ExitCodes.OK);
     assertThat(written.size()).as("bytes written to stdout").isZero();
-    Await.until("the training's children gone", Duration.ofSeconds(15), () -> children().isEmpty());
+    try {
+      Await.until("the training's children gone", Duration.ofSeconds(15), () -> children(before).isEmpty());
+    } catch (AssertionError e) {
+      throw new AssertionError(e.getMessage() + "; still alive: " + children(before), e);
+    }
   }
 
-  /** This JVM's live descendants but the process watchdog (one per JVM, for its whole life). */
-  private static List<String> children() {
-    return ProcessHandle.current().descendants().filter(ProcessHandle::isAlive)
+  /** This JVM's live descendants but those in {@code before} and the process watchdog (one per JVM, for its whole life). */
+  private static List<String> children(java.util.Set<Long> before) {
+    return ProcessHandle.current().descendants().filter(ProcessHandle::isAlive).filter(h -> !before.contains(h.pid()))
         .map(h -> h.info().commandLine().orElse("pid " + h.pid()))
         .filter(line -> !line.contains("mcp-stdio-watchdog")).toList();
   }

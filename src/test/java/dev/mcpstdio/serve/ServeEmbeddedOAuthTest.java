@@ -1,6 +1,15 @@
 package dev.mcpstdio.serve;
 
 import static dev.mcpstdio.serve.ServeHarness.INIT;
+import static dev.mcpstdio.serve.EmbeddedSignIn.REDIRECT;
+import static dev.mcpstdio.serve.EmbeddedSignIn.authorizeUrl;
+import static dev.mcpstdio.serve.EmbeddedSignIn.codeFrom;
+import static dev.mcpstdio.serve.EmbeddedSignIn.form;
+import static dev.mcpstdio.serve.EmbeddedSignIn.get;
+import static dev.mcpstdio.serve.EmbeddedSignIn.object;
+import static dev.mcpstdio.serve.EmbeddedSignIn.post;
+import static dev.mcpstdio.serve.EmbeddedSignIn.register;
+import static dev.mcpstdio.serve.EmbeddedSignIn.signIn;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.mcpstdio.jsonrpc.Json;
@@ -28,65 +37,9 @@ import org.junit.jupiter.api.Test;
 class ServeEmbeddedOAuthTest {
 
   private static final dev.mcpstdio.process.ChildSpec QUIET = ServeHarness.shAfterInit("cat >/dev/null");
-  private static final String REDIRECT = "http://127.0.0.1:53682/callback";
-
-  private final HttpClient http = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build();
 
   private static ServeConfig.EmbeddedOAuth oauth(String devUser, String header) {
     return new ServeConfig.EmbeddedOAuth(true, devUser, header, Set.of(), Duration.ofHours(1));
-  }
-
-  private static Map<String, String> object(String json) {
-    byte[] b = json.getBytes(StandardCharsets.UTF_8);
-    Map<String, String> out = new LinkedHashMap<>();
-    Json.fields(b, new JsonSpan(0, b.length)).forEach((k, v) -> {
-      String s = Json.string(b, v);
-      out.put(k, s != null ? s : v.text(b));
-    });
-    return out;
-  }
-
-  private HttpResponse<String> get(String url, String... headers) throws Exception {
-    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url)).GET();
-    if (headers.length > 0) {
-      b.headers(headers);
-    }
-    return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
-  }
-
-  private HttpResponse<String> post(String url, String contentType, String body) throws Exception {
-    return http.send(HttpRequest.newBuilder(URI.create(url)).header("Content-Type", contentType)
-        .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
-  }
-
-  private HttpResponse<String> form(String url, Map<String, String> fields) throws Exception {
-    return post(url, "application/x-www-form-urlencoded", FormEncoding.encode(fields));
-  }
-
-  private String register(String base) throws Exception {
-    HttpResponse<String> r = post(base + "/register", "application/json", "{\"redirect_uris\":[\"" + REDIRECT + "\"],\"client_name\":\"t\"}");
-    assertThat(r.statusCode()).as(r.body()).isEqualTo(201);
-    assertThat(r.headers().firstValue("Cache-Control")).hasValue("no-store");
-    return object(r.body()).get("client_id");
-  }
-
-  /** Registers a client, signs in, redeems the code: the token answer's members. */
-  private Map<String, String> signIn(String base) throws Exception {
-    String clientId = register(base);
-    Pkce pkce = Pkce.create();
-    String code = codeFrom(get(authorizeUrl(base, clientId, pkce, REDIRECT)));
-    return object(form(base + "/token", Map.of("grant_type", "authorization_code", "code", code, "client_id", clientId,
-        "redirect_uri", REDIRECT, "code_verifier", pkce.verifier())).body());
-  }
-
-  private static String codeFrom(HttpResponse<String> redirect) {
-    return FormEncoding.decode(URI.create(redirect.headers().firstValue("Location").orElseThrow()).getRawQuery()).get("code");
-  }
-
-  private static String authorizeUrl(String base, String clientId, Pkce pkce, String redirect) {
-    return base + "/authorize?" + FormEncoding.encode(new LinkedHashMap<>(Map.of("response_type", "code", "client_id", clientId,
-        "redirect_uri", redirect, "code_challenge", pkce.challenge(), "code_challenge_method", "S256", "state", "st-1",
-        "resource", base + "/mcp")));
   }
 
   @Test

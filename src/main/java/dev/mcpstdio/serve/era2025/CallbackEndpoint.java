@@ -7,6 +7,7 @@ import dev.mcpstdio.jsonrpc.Json;
 import dev.mcpstdio.jsonrpc.JsonSpan;
 import dev.mcpstdio.protocol.McpHeaders;
 import dev.mcpstdio.serve.http.EventStream;
+import dev.mcpstdio.serve.http.Principals;
 import dev.mcpstdio.serve.http.Replies;
 import dev.mcpstdio.serve.http.RequestBodies;
 import java.io.IOException;
@@ -89,7 +90,7 @@ public final class CallbackEndpoint {
       Replies.error(response, callback, 400, null, ErrorCodes.INVALID_REQUEST, "Mcp-Session-Id required");
       return null;
     }
-    Session session = sessions.find(id.trim());
+    Session session = sessions.find(id.trim(), Principals.of(request));
     if (session == null || session.ended() || session.callbackRegistry() == null) {
       Replies.error(response, callback, 404, null, ErrorCodes.UPSTREAM_ERROR, "unknown or expired session");
       return null;

@@ -7,6 +7,7 @@ import dev.mcpstdio.jsonrpc.JsonRpcMessage;
 import dev.mcpstdio.jsonrpc.MalformedMessageException;
 import dev.mcpstdio.serve.ServeConfig;
 import dev.mcpstdio.serve.http.EventStream;
+import dev.mcpstdio.serve.http.Principals;
 import dev.mcpstdio.serve.http.Replies;
 import dev.mcpstdio.serve.http.RequestBodies;
 import java.io.IOException;
@@ -43,7 +44,7 @@ public final class LegacySseEndpoint {
   public void stream(Request request, Response response, Callback callback) throws InterruptedException {
     Session session;
     try {
-      session = sessions.create(true, null);
+      session = sessions.create(Principals.of(request), true, null);
     } catch (IOException e) {
       // logged by Sessions.spawn, rate-limited: a client can cause one failure per request
       Replies.error(response, callback, 503, null, ErrorCodes.UPSTREAM_ERROR, "backend unavailable: the server could not be started");
@@ -99,7 +100,7 @@ public final class LegacySseEndpoint {
         Replies.error(response, callback, 400, requestId, ErrorCodes.INVALID_REQUEST, "sessionId required in the query");
         return;
       }
-      Session session = sessions.find(id);
+      Session session = sessions.find(id, Principals.of(request));
       if (session == null || !session.oneStream || session.ended()) {
         Replies.error(response, callback, 404, requestId, ErrorCodes.UPSTREAM_ERROR, "unknown or expired session");
         return;

@@ -11,6 +11,7 @@ import dev.mcpstdio.protocol.McpHeaders;
 import dev.mcpstdio.protocol.McpVersions;
 import dev.mcpstdio.serve.ServeConfig;
 import dev.mcpstdio.serve.http.EventStream;
+import dev.mcpstdio.serve.http.Principals;
 import dev.mcpstdio.serve.http.Replies;
 import java.io.IOException;
 import java.util.Set;
@@ -161,7 +162,7 @@ public final class McpEndpoint {
       throws InterruptedException {
     Session session;
     try {
-      session = sessions.create(init);
+      session = sessions.create(Principals.of(request), init);
     } catch (IOException e) {
       // logged by Sessions.spawn, rate-limited: a client can cause one failure per request
       Replies.error(response, callback, 503, init.id(), ErrorCodes.UPSTREAM_ERROR,
@@ -271,7 +272,7 @@ public final class McpEndpoint {
           "Mcp-Session-Id required: send initialize first, then the id it returns");
       return null;
     }
-    Session session = sessions.find(id.trim());
+    Session session = sessions.find(id.trim(), Principals.of(request));
     if (session == null || session.ended() || session.oneStream) { // an HTTP+SSE (2024-11-05) session is not this endpoint's
       Replies.error(response, callback, 404, requestId, ErrorCodes.UPSTREAM_ERROR, "unknown or expired session");
       return null;

@@ -63,6 +63,11 @@ public final class Session implements ChildProcess.Listener {
    * Set by {@link #clientArrived}, before the session is listed where requests find it.
    */
   volatile boolean oneStream;
+  /**
+   * The principal that opened the session ({@link dev.mcpstdio.serve.http.Principals}): no other
+   * principal finds it. Set by {@link #clientArrived}, before the session is listed.
+   */
+  volatile String owner;
   /** The secrets of this session the log must never show (channel token, handed-off credentials). */
   final SessionSecrets secrets;
   final CallbackElicitations elicitations;
@@ -107,11 +112,13 @@ public final class Session implements ChildProcess.Listener {
   }
 
   /**
-   * The session's client: which transport it came by ({@code oneStream}: HTTP+SSE, 2024-11-05) and,
-   * on Streamable HTTP, its {@code initialize} (what it can be asked). Called once, before the
-   * session is listed and before anything is sent to its child; its idle time counts from here.
+   * The session's client: who it is ({@code owner}, the principal the gate let through), which
+   * transport it came by ({@code oneStream}: HTTP+SSE, 2024-11-05) and, on Streamable HTTP, its
+   * {@code initialize} (what it can be asked). Called once, before the session is listed and before
+   * anything is sent to its child; its idle time counts from here.
    */
-  void clientArrived(boolean oneStream, JsonRpcMessage.Request initialize) {
+  void clientArrived(String owner, boolean oneStream, JsonRpcMessage.Request initialize) {
+    this.owner = java.util.Objects.requireNonNull(owner, "owner");
     this.oneStream = oneStream;
     router.oneStream(oneStream);
     if (initialize != null) {

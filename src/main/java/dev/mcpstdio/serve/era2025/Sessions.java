@@ -4,6 +4,7 @@ import dev.mcpstdio.process.ChildLog;
 import dev.mcpstdio.process.ChildProcess;
 import dev.mcpstdio.serve.ServeConfig;
 import dev.mcpstdio.serve.http.ByteBudget;
+import dev.mcpstdio.serve.http.Principals;
 import dev.mcpstdio.serve.http.RepeatedFailures;
 import dev.mcpstdio.stdio.Log;
 import java.io.IOException;
@@ -92,21 +93,24 @@ public final class Sessions {
   }
 
   /**
-   * A new Streamable HTTP session for this initialize (its capabilities known before its child is
-   * sent anything), or null when the cap is reached or the gateway is shutting down.
+   * A new Streamable HTTP session of {@code owner} for this initialize (its capabilities known
+   * before its child is sent anything), or null when the cap is reached or the gateway is shutting
+   * down.
    */
-  Session create(dev.mcpstdio.jsonrpc.JsonRpcMessage.Request initialize) throws IOException, InterruptedException {
-    return create(false, initialize);
+  Session create(String owner, dev.mcpstdio.jsonrpc.JsonRpcMessage.Request initialize) throws IOException, InterruptedException {
+    return create(owner, false, initialize);
   }
 
   /**
-   * A new session; {@code oneStream} for the legacy HTTP+SSE transport, where every message from
-   * the child travels on the session's one event stream. Its child is a warm one when one waits
-   * (with {@code --warm}), else it is spawned now. A child that cannot be started is logged in
-   * {@link #spawn}, and the caller answers its client.
+   * A new session of {@code owner}; {@code oneStream} for the legacy HTTP+SSE transport, where
+   * every message from the child travels on the session's one event stream. A signed-in user at
+   * {@code --max-sessions-per-owner} first loses its least recently used session. Its child is a
+   * warm one when one waits (with {@code --warm}), else it is spawned now. A child that cannot be
+   * started is logged in {@link #spawn}, and the caller answers its client.
    */
-  Session create(boolean oneStream, dev.mcpstdio.jsonrpc.JsonRpcMessage.Request initialize)
+  Session create(String owner, boolean oneStream, dev.mcpstdio.jsonrpc.JsonRpcMessage.Request initialize)
       throws IOException, InterruptedException {
+    makeRoomFor(owner);
     if (shuttingDown || !slots.tryAcquire()) {
       return null;
     }
@@ -119,10 +123,10 @@ public final class Sessions {
     }
     if (session != null) {
       session.takenWarm();
-      session.clientArrived(oneStream, initialize);
+      session.clientArrived(owner, oneStream, initialize);
     } else {
       try {
-        session = spawn(new Arrival(oneStream, initialize));
+        session = spawn(new Arrival(owner, oneStream, initialize));
       } catch (IOException e) {
         slots.release();
         throw e;
@@ -137,7 +141,28 @@ public final class Sessions {
   }
 
   /** A client arriving for a session: {@link Session#clientArrived}'s arguments. */
-  private record Arrival(boolean oneStream, dev.mcpstdio.jsonrpc.JsonRpcMessage.Request initialize) {}
+  private record Arrival(String owner, boolean oneStream, dev.mcpstdio.jsonrpc.JsonRpcMessage.Request initialize) {}
+
+  /**
+   * With {@code --max-sessions-per-owner N}, ends the least recently used sessions of a signed-in
+   * user until it has fewer than N, so that its new session fits: a user who opens session after
+   * session (a client that loses its session id, say) holds at most N children and slots, and never
+   * crowds out the other users. The gateway's own principals (open, static token) stand for
+   * everyone, so no per-owner bound applies to them.
+   */
+  private void makeRoomFor(String owner) {
+    int cap = config.owners().maxSessionsPerOwner();
+    if (cap == 0 || !Principals.isUser(owner)) {
+      return;
+    }
+    List<Session> owned = new java.util.ArrayList<>(byId.values().stream().filter(s -> owner.equals(s.owner)).toList());
+    owned.sort(java.util.Comparator.comparingLong(Session::idleNanos).reversed()); // the least recently used first
+    for (int i = 0; owned.size() - i >= cap; i++) {
+      Session oldest = owned.get(i);
+      oldest.log.info("its owner opened a session past --max-sessions-per-owner " + cap + "; ending this one, used least recently");
+      end(oldest, "the owner's session limit was reached");
+    }
+  }
 
   /**
    * A session with a freshly spawned child, neither listed nor holding a slot: its id and public
@@ -154,7 +179,7 @@ public final class Sessions {
     ChildLog childLog = new ChildLog(log.tagged("session " + Session.shortId(id)), config.launch().stderrLimit());
     Session session = new Session(id, childLog, queuedBytes, config.ladder().afterStdinClosed(), config.backendTimeout());
     if (arrival != null) {
-      session.clientArrived(arrival.oneStream(), arrival.initialize());
+      session.clientArrived(arrival.owner(), arrival.oneStream(), arrival.initialize());
     }
     SessionWorkspace.Launched launched = null;
     dev.mcpstdio.host.CallbackChannel.Credentials credentials = null;
@@ -167,7 +192,8 @@ public final class Sessions {
       credentials = channel().register(session.publicId, registry, session::onCallback);
       session.secrets.add(credentials.token());
       session.callbacks(registry, callbackEvents);
-      session.attach(ChildProcess.start(launched.child().with(credentials.env()), config.maxMessageSize(),
+      java.util.Map<String, String> userEnv = arrival == null ? java.util.Map.of() : config.owners().envFor(arrival.owner());
+      session.attach(ChildProcess.start(launched.child().with(credentials.env()).with(userEnv), config.maxMessageSize(),
           childLog, config.ladder(), session), launched.workspace());
     } catch (IOException | RuntimeException e) {
       startFailures.failed("could not start " + config.child().argv().getFirst() + ": " + e.getMessage());
@@ -205,8 +231,13 @@ public final class Sessions {
     return callbackChannel;
   }
 
-  Session find(String id) {
-    return id == null ? null : byId.get(id);
+  /**
+   * The session {@code id} if {@code principal} owns it, else null: to any other principal a session
+   * is indistinguishable from one that never existed (the same 404), so that ids cannot be probed.
+   */
+  Session find(String id, String principal) {
+    Session session = id == null ? null : byId.get(id);
+    return session != null && principal.equals(session.owner) ? session : null;
   }
 
   /** Ends a session (once) and closes its child in the background. */

@@ -58,13 +58,27 @@ public final class ChildPool implements AutoCloseable {
    * @param total children in all at most
    * @param idleTtl an idle child is closed after this long; zero: never
    * @param handshakeTimeout how long a fresh child may take to answer initialize
+   * @param userEnv the environment variable a signed-in user's children are given its name in
+   *     ({@code --user-env}), or null; with it no process is spawned ahead of need, since its user is
+   *     not known yet
    */
   public record Settings(ChildSpec child, long maxLineBytes, ChildProcess.Ladder ladder, ChildProcess.StderrLimit stderrLimit,
-      int perPrincipal, int total, Duration idleTtl, Duration handshakeTimeout) {
+      int perPrincipal, int total, Duration idleTtl, Duration handshakeTimeout, String userEnv) {
     public Settings {
       if (perPrincipal < 1 || total < 1) {
         throw new IllegalArgumentException("pool caps must be at least 1");
       }
+    }
+
+    public Settings(ChildSpec child, long maxLineBytes, ChildProcess.Ladder ladder, ChildProcess.StderrLimit stderrLimit,
+        int perPrincipal, int total, Duration idleTtl, Duration handshakeTimeout) {
+      this(child, maxLineBytes, ladder, stderrLimit, perPrincipal, total, idleTtl, handshakeTimeout, null);
+    }
+
+    /** What {@code principal}'s children are spawned with: the command, and its user's name under {@link #userEnv}. */
+    ChildSpec childOf(String principal) {
+      return userEnv == null || principal == null || !dev.mcpstdio.serve.http.Principals.isUser(principal) ? child
+          : child.with(java.util.Map.of(userEnv, principal));
     }
   }
 
@@ -273,7 +287,7 @@ public final class ChildPool implements AutoCloseable {
   private void warmUp(int coming) {
     long serial;
     synchronized (this) {
-      if (closed || warming || warm != null || !Boolean.FALSE.equals(era2026Children)
+      if (closed || warming || warm != null || !Boolean.FALSE.equals(era2026Children) || settings.userEnv() != null
           || count + coming + 1 >= settings.total()) {
         return;
       }

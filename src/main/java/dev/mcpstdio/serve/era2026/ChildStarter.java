@@ -68,8 +68,10 @@ final class ChildStarter {
   private final java.util.Set<ChildProcess> starting = java.util.concurrent.ConcurrentHashMap.newKeySet();
   private volatile boolean closed;
 
-  private ChildProcess spawn(ChildLog childLog, ChildProcess.Listener listener) throws IOException {
-    ChildProcess process = ChildProcess.start(settings.child(), settings.maxLineBytes(), childLog, settings.ladder(), listener);
+  /** Spawns a process for {@code principal}'s child (null: for nobody yet, a probe or a process ahead of need). */
+  private ChildProcess spawn(ChildLog childLog, ChildProcess.Listener listener, String principal) throws IOException {
+    ChildProcess process = ChildProcess.start(settings.childOf(principal), settings.maxLineBytes(), childLog, settings.ladder(),
+        listener);
     starting.add(process);
     if (closed) { // close() may have run before the add: this one is ended here
       abandon(process);
@@ -111,7 +113,7 @@ final class ChildStarter {
   Probed probe(long serial) throws IOException, InterruptedException {
     ChildLog childLog = new ChildLog(log.tagged("pool child " + serial), settings.stderrLimit());
     ChildProbe probe = new ChildProbe();
-    ChildProcess process = spawn(childLog, probe);
+    ChildProcess process = spawn(childLog, probe, null);
     EraProbeVerdict verdict;
     byte[] answer;
     try {
@@ -151,7 +153,7 @@ final class ChildStarter {
   WarmProcess spawnAhead(long serial) throws IOException {
     ChildLog childLog = new ChildLog(log.tagged("pool child " + serial), settings.stderrLimit());
     HandOver listener = new HandOver();
-    ChildProcess process = spawn(childLog, listener);
+    ChildProcess process = spawn(childLog, listener, null);
     settled(process); // the pool's from here
     childLog.info("pool: started " + command() + " (pid " + process.pid() + ") ahead of need, for the next child");
     return new WarmProcess(serial, childLog, process, listener, System.nanoTime(), null);
@@ -164,6 +166,12 @@ final class ChildStarter {
   void start(PooledChild child, boolean era2026) {
     WarmProcess ahead = child.warmProcess;
     child.warmProcess = null;
+    if (ahead != null && !settings.childOf(child.principal).equals(settings.child())) {
+      // the process ahead of need (the probe's) was spawned for nobody: this user's child needs its own environment
+      ahead.childLog().info("pool: closing the process started ahead of need: a signed-in user's child starts with --user-env");
+      closer.accept(ahead.process()::close);
+      ahead = null;
+    }
     try {
       if (era2026) {
         start2026(child, ahead);
@@ -200,7 +208,7 @@ final class ChildStarter {
       answer = ahead.discovered();
     } else {
       ChildProbe probe = new ChildProbe();
-      process = spawn(child.childLog, probe);
+      process = spawn(child.childLog, probe, child.principal);
       listener = probe;
       boolean era2026;
       try {
@@ -243,7 +251,7 @@ final class ChildStarter {
   /** The 2025 handshake, on a process of its own or on the warm process it takes over. */
   private void handshake2025(PooledChild child, WarmProcess ahead) throws IOException {
     JsonRpcId handshake = JsonRpcId.relayOwned(HANDSHAKE_ID_PREFIX + child.serial);
-    ChildProcess process = ahead != null ? ahead.process() : spawn(child.childLog, child);
+    ChildProcess process = ahead != null ? ahead.process() : spawn(child.childLog, child, child.principal);
     if (!child.attach(process, handshake)) { // retired while it was spawned (the gateway closing)
       abandonRetired(child, process);
       return;

@@ -35,7 +35,7 @@ class SessionRoutingTest {
   private Session session(boolean oneStream) {
     Session s = new Session("0123456789abcdef0123456789abcdef", childLog, queued, Duration.ofSeconds(5),
         Duration.ofSeconds(30));
-    s.clientArrived(oneStream, null);
+    s.clientArrived(dev.mcpstdio.serve.http.Principals.OPEN, oneStream, null);
     s.attach(child, null);
     return s;
   }

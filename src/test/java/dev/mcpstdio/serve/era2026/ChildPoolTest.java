@@ -52,6 +52,24 @@ class ChildPoolTest {
   }
 
   @Test
+  void withUserEnvEachSignedInUsersChildIsToldItsUserAndNoProcessIsSpawnedAhead() throws Exception {
+    String child = CHILD.replace("\\\"pooled\\\"", "\\\"pooled-${MCP_USER:-none}\\\"");
+    assertThat(child).contains("pooled-${MCP_USER");
+    ChildPool.Settings settings = new ChildPool.Settings(new ChildSpec(List.of("/bin/sh", "-c", child)), 1 << 20,
+        new ChildProcess.Ladder(Duration.ofMillis(300), Duration.ofMillis(300)), ChildProcess.StderrLimit.DEFAULT,
+        4, 8, Duration.ZERO, Duration.ofSeconds(20), "MCP_USER");
+    pool = new ChildPool(settings, new Log(logged, Log.Level.DEBUG, new Redactor()), Msgs.NO_EVENTS);
+    PooledChild alice = pool.acquire("alice", ClientAsks.ALL, false);
+    PooledChild everyone = pool.acquire(dev.mcpstdio.serve.http.Principals.STATIC_TOKEN, ClientAsks.ALL, false);
+    assertThat(alice.initialized.join()).asString().contains("\"name\":\"pooled-alice\"");
+    assertThat(everyone.initialized.join()).asString().contains("\"name\":\"pooled-none\"");
+    PooledChild bob = pool.acquire("bob", ClientAsks.ALL, false);
+    assertThat(bob.initialized.join()).asString().contains("\"name\":\"pooled-bob\"");
+    assertThat(pool.size()).as("three children and no process ahead of need").isEqualTo(3);
+    assertThat(logged.toString()).doesNotContain("ahead of need");
+  }
+
+  @Test
   void aPrincipalsCallsShareItsChildAndPrincipalsNeverShareOne() throws Exception {
     ChildPool p = pool(4, 8, Duration.ZERO);
     PooledChild a1 = p.acquire("alice", ClientAsks.ALL, false);
