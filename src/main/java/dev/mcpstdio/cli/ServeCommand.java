@@ -92,6 +92,15 @@ final class ServeCommand {
     spec.addOption(OptionSpec.builder("--allow-redirect-uri").paramLabel("URI").type(List.class).auxiliaryTypes(String.class)
         .description("With --enable-oauth: a hosted client's exact https redirect URI (repeatable).").build());
     option(spec, "--access-token-ttl", "SECONDS", String.class, "With --enable-oauth: access token lifetime (default 3600).");
+    option(spec, "--oauth-issuer", "URL", String.class,
+        "Resource-server mode: take access tokens of this identity provider (JWTs by its keys, others by introspection).");
+    option(spec, "--oauth-audience", "AUD", String.class, "With --oauth-issuer: the audience tokens must name (default: this endpoint's URL).");
+    spec.addOption(OptionSpec.builder("--require-scope").paramLabel("SCOPE").type(List.class).auxiliaryTypes(String.class)
+        .description("With --oauth-issuer: a scope every token must carry, else 403 insufficient_scope (repeatable).").build());
+    option(spec, "--oauth-client-id", "ID", String.class,
+        "With --oauth-issuer: this gateway's client at the provider, to introspect opaque tokens.");
+    option(spec, "--oauth-client-secret-file", "FILE", String.class,
+        "Its secret, read from FILE (default: $MCP_STDIO_OAUTH_CLIENT_SECRET).");
     option(spec, "--max-sessions-per-owner", "N", String.class,
         "A signed-in user holds at most N sessions; its next initialize ends its least recently used (default 0: no bound).");
     option(spec, "--user-env", "VAR", String.class,
@@ -137,7 +146,8 @@ final class ServeCommand {
       "--session-idle-ttl", "--max-message-size", "--backend-timeout", "--max-connections", "--header-timeout",
       "--body-timeout", "--allow-origin", "--public-url", "--auth-token", "--log-level", "--cache-ttl-ms",
       "--modern-idle-ttl", "--max-children-per-principal", "--max-pool-children", "--warm", "--dev-user",
-      "--trusted-user-header", "--allow-redirect-uri", "--access-token-ttl", "--max-sessions-per-owner", "--user-env");
+      "--trusted-user-header", "--allow-redirect-uri", "--access-token-ttl", "--max-sessions-per-owner", "--user-env",
+      "--oauth-issuer", "--oauth-audience", "--require-scope", "--oauth-client-id", "--oauth-client-secret-file");
 
   /** The arguments before the child's command: a {@code --help} after it is the child's own. */
   static String[] gatewayOptions(String[] args) {
@@ -204,18 +214,24 @@ final class ServeCommand {
       throw new UsageException("--path, --sse-path and --messages-path must differ", ExitCodes.USAGE);
     }
     ServeConfig.EmbeddedOAuth oauth = oauth(r, host, publicUrl, log);
+    dev.mcpstdio.serve.auth.ExternalTokens.Settings provider = identityProvider(r, env, host, publicUrl, log);
+    if (provider != null && oauth.enabled()) {
+      throw new UsageException("--oauth-issuer and --enable-oauth cannot be used together: an endpoint has one authorization server",
+          ExitCodes.USAGE);
+    }
     return new ServeConfig(host, port, path, child, maxSessions, idle, maxMessage, backend,
         ServeConfig.DEFAULT_KEEP_ALIVE, origins, publicUrl, r.hasMatchedOption("--trust-proxy-headers"), token,
         ChildProcess.Ladder.DEFAULT, level(r), r.hasMatchedOption("--no-sse") ? null : ssePath, messagesPath, launch(r),
-        connections, era2026(r), warm, oauth, owners(r, oauth, warm));
+        connections, era2026(r), warm, oauth, owners(r, oauth.enabled() || provider != null, warm), provider);
   }
 
   /** {@code --max-sessions-per-owner} and {@code --user-env}: what a signed-in user's sessions get. */
-  private static ServeConfig.Owners owners(ParseResult r, ServeConfig.EmbeddedOAuth oauth, int warm) throws UsageException {
+  private static ServeConfig.Owners owners(ParseResult r, boolean users, int warm) throws UsageException {
     int perOwner = integer(r, "--max-sessions-per-owner", 0, 0, ServeConfig.DEFAULT_MAX_SESSIONS * 1000);
     String userEnv = r.matchedOptionValue("--user-env", (String) null);
-    if ((perOwner > 0 || userEnv != null) && !oauth.enabled()) {
-      throw new UsageException("--max-sessions-per-owner and --user-env need signed-in users (--enable-oauth)", ExitCodes.USAGE);
+    if ((perOwner > 0 || userEnv != null) && !users) {
+      throw new UsageException("--max-sessions-per-owner and --user-env need signed-in users (--enable-oauth or --oauth-issuer)",
+          ExitCodes.USAGE);
     }
     if (userEnv != null) {
       String refusal = ServeConfig.Owners.refusal(userEnv);
@@ -228,6 +244,66 @@ final class ServeCommand {
       }
     }
     return new ServeConfig.Owners(perOwner, userEnv);
+  }
+
+  /** Scope tokens (RFC 6749 section 3.3): printable ASCII but space, {@code "} and {@code \\}. */
+  private static final java.util.regex.Pattern SCOPE = java.util.regex.Pattern.compile("[\\x21\\x23-\\x5B\\x5D-\\x7E]{1,256}");
+
+  /** {@code --oauth-issuer} and the flags that go with it (resource-server mode); null without it. */
+  private static dev.mcpstdio.serve.auth.ExternalTokens.Settings identityProvider(ParseResult r, Map<String, String> env, String host,
+      URI publicUrl, Log log) throws UsageException {
+    String issuer = r.matchedOptionValue("--oauth-issuer", (String) null);
+    String audience = r.matchedOptionValue("--oauth-audience", (String) null);
+    List<String> scopes = r.matchedOptionValue("--require-scope", List.<String>of());
+    String clientId = r.matchedOptionValue("--oauth-client-id", (String) null);
+    String secretFile = r.matchedOptionValue("--oauth-client-secret-file", (String) null);
+    if (issuer == null) {
+      if (audience != null || !scopes.isEmpty() || clientId != null || secretFile != null) {
+        throw new UsageException("--oauth-audience, --require-scope, --oauth-client-id and --oauth-client-secret-file need --oauth-issuer",
+            ExitCodes.USAGE);
+      }
+      return null;
+    }
+    String refusal = dev.mcpstdio.oauth.EndpointGuard.refusal(issuer);
+    if (refusal == null && (URI.create(issuer).getRawQuery() != null || URI.create(issuer).getRawFragment() != null)) {
+      refusal = "an issuer has no query or fragment";
+    }
+    if (refusal != null) {
+      throw new UsageException("--oauth-issuer " + issuer + ": " + refusal, ExitCodes.USAGE);
+    }
+    if (audience != null && (audience.isBlank() || audience.length() > 2048 || audience.chars().anyMatch(c -> c < 0x20 || c == 0x7F))) {
+      throw new UsageException("--oauth-audience must be 1 to 2048 characters without control characters", ExitCodes.USAGE);
+    }
+    if (audience == null && publicUrl == null && !r.hasMatchedOption("--trust-proxy-headers") && !dev.mcpstdio.net.Hosts.isLoopback(host)) {
+      throw new UsageException("--oauth-issuer on " + host + " needs --oauth-audience or --public-url: the audience tokens must name"
+          + " would otherwise be built from whatever Host a client sends", ExitCodes.USAGE);
+    }
+    for (String scope : scopes) {
+      if (!SCOPE.matcher(scope).matches()) {
+        throw new UsageException("--require-scope " + scope + ": not a scope (printable ASCII but space, '\"' and '\\')", ExitCodes.USAGE);
+      }
+    }
+    String secret = null;
+    if (secretFile != null) {
+      try {
+        secret = java.nio.file.Files.readString(Path.of(secretFile)).strip();
+      } catch (java.io.IOException | RuntimeException e) {
+        throw new UsageException("--oauth-client-secret-file " + secretFile + ": cannot be read (" + e.getMessage() + ")", ExitCodes.USAGE);
+      }
+    } else if (clientId != null) {
+      secret = env.get("MCP_STDIO_OAUTH_CLIENT_SECRET");
+    }
+    if (secret != null && secret.isEmpty()) {
+      secret = null;
+    }
+    if ((clientId == null) != (secret == null)) {
+      throw new UsageException(clientId == null ? "--oauth-client-secret-file needs --oauth-client-id"
+          : "--oauth-client-id needs its secret: --oauth-client-secret-file or $MCP_STDIO_OAUTH_CLIENT_SECRET", ExitCodes.USAGE);
+    }
+    if (secret != null) {
+      log.redactor().addSecret(secret);
+    }
+    return new dev.mcpstdio.serve.auth.ExternalTokens.Settings(issuer, audience, scopes, clientId, secret);
   }
 
   /** {@code --enable-oauth} and the flags that go with it. */

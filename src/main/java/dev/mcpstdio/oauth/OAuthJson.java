@@ -15,7 +15,7 @@ import java.util.Map;
  * ({@link #OPAQUE}). Null for anything that is not exactly one object. Never throws, and never puts
  * the input into a message.
  */
-final class OAuthJson {
+public final class OAuthJson {
 
   /** Stands for a nested object: the field exists, but no value is taken from it. */
   static final Object OPAQUE = new Object();
@@ -25,7 +25,7 @@ final class OAuthJson {
 
   private OAuthJson() {}
 
-  static Map<String, Object> object(byte[] body) {
+  public static Map<String, Object> object(byte[] body) {
     Map<String, Object> out = new LinkedHashMap<>();
     try (JsonParser p = JSON.createParser(body)) {
       if (p.nextToken() != JsonToken.START_OBJECT) {
@@ -69,12 +69,12 @@ final class OAuthJson {
     return List.copyOf(out);
   }
 
-  static String string(Map<String, Object> fields, String name) {
+  public static String string(Map<String, Object> fields, String name) {
     return fields.get(name) instanceof String s ? s : null;
   }
 
   @SuppressWarnings("unchecked")
-  static List<String> strings(Map<String, Object> fields, String name) {
+  public static List<String> strings(Map<String, Object> fields, String name) {
     return fields.get(name) instanceof List<?> l ? (List<String>) l : List.of();
   }
 }

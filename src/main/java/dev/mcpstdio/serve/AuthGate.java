@@ -1,9 +1,11 @@
 package dev.mcpstdio.serve;
 
 import dev.mcpstdio.jsonrpc.ErrorCodes;
-import dev.mcpstdio.serve.auth.AuthorizationEndpoints;
+import dev.mcpstdio.serve.auth.AccessTokens;
+import dev.mcpstdio.serve.auth.TokenVerdict;
 import dev.mcpstdio.serve.http.Principals;
 import dev.mcpstdio.serve.http.Replies;
+import dev.mcpstdio.stdio.Log;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
@@ -12,48 +14,72 @@ import org.eclipse.jetty.util.Callback;
 
 /**
  * The authentication gate as a handler: what it wraps sees only requests that carry the static
- * bearer token ({@link BearerGate}) or an access token the embedded authorization server issued
- * for this resource ({@link AuthorizationEndpoints}), or every request when neither is
- * configured; others are answered 401 with the {@code WWW-Authenticate} challenge that names the
- * protected-resource document. Each protected route is wrapped in a gate of its own; all share one
- * {@link BearerGate}. A request it lets through carries its principal ({@link Principals#ATTRIBUTE}):
- * the static token's, the signed-in user's name, or everyone's.
+ * bearer token ({@link BearerGate}) or an access token that {@link AccessTokens} (the embedded
+ * authorization server, or an external identity provider) accepts for this resource, or every
+ * request when neither is configured. Others are answered 401 with the {@code WWW-Authenticate}
+ * challenge that names the protected-resource document; a good token without a required scope
+ * 403 {@code insufficient_scope} with the scope (RFC 6750 section 3.1); a token that cannot be
+ * checked now (the provider unreachable) 503 with {@code Retry-After}. Each protected route is
+ * wrapped in a gate of its own; all share one {@link BearerGate}. A request it lets through
+ * carries its principal ({@link Principals#ATTRIBUTE}): the static token's, the user's name, or
+ * everyone's.
  */
 final class AuthGate extends Handler.Wrapper {
 
-  private final BearerGate bearer;
-  private final AuthorizationEndpoints oauth; // null without --enable-oauth
-  private final ServeConfig config;
+  /** Seconds a client is asked to wait when the identity provider cannot be reached. */
+  static final int RETRY_AFTER_SECONDS = 5;
 
-  AuthGate(BearerGate bearer, AuthorizationEndpoints oauth, ServeConfig config, Handler protectedHandler) {
+  private final BearerGate bearer;
+  private final AccessTokens tokens; // null: only the static bearer, or nothing
+  private final ServeConfig config;
+  private final Log log;
+
+  AuthGate(BearerGate bearer, AccessTokens tokens, ServeConfig config, Log log, Handler protectedHandler) {
     super(protectedHandler);
     this.bearer = bearer;
-    this.oauth = oauth;
+    this.tokens = tokens;
     this.config = config;
+    this.log = log;
   }
 
   @Override
   public boolean handle(Request request, Response response, Callback callback) throws Exception {
-    String authorization = request.getHeaders().get(HttpHeader.AUTHORIZATION);
-    String principal = null;
-    BearerGate.Verdict verdict;
-    if (!bearer.enabled() && oauth == null) {
-      principal = Principals.OPEN;
-      verdict = BearerGate.Verdict.ALLOWED;
-    } else {
-      verdict = bearer.enabled() ? bearer.check(authorization)
-          : BearerGate.token(authorization) == null ? BearerGate.Verdict.MISSING : BearerGate.Verdict.INVALID;
-      if (verdict == BearerGate.Verdict.ALLOWED) {
-        principal = Principals.STATIC_TOKEN;
-      } else if (verdict == BearerGate.Verdict.INVALID && oauth != null) {
-        principal = oauth.principal(BearerGate.token(authorization), request);
-      }
-    }
-    if (principal != null) {
-      request.setAttribute(Principals.ATTRIBUTE, principal);
+    if (!bearer.enabled() && tokens == null) {
+      request.setAttribute(Principals.ATTRIBUTE, Principals.OPEN);
       return super.handle(request, response, callback);
     }
-    response.getHeaders().put(HttpHeader.WWW_AUTHENTICATE, bearer.challenge(verdict, Origins.effective(request, config)));
+    String authorization = request.getHeaders().get(HttpHeader.AUTHORIZATION);
+    BearerGate.Verdict verdict = bearer.enabled() ? bearer.check(authorization)
+        : BearerGate.token(authorization) == null ? BearerGate.Verdict.MISSING : BearerGate.Verdict.INVALID;
+    if (verdict == BearerGate.Verdict.ALLOWED) {
+      request.setAttribute(Principals.ATTRIBUTE, Principals.STATIC_TOKEN);
+      return super.handle(request, response, callback);
+    }
+    String origin = Origins.effective(request, config);
+    if (verdict == BearerGate.Verdict.INVALID && tokens != null) {
+      String resource = origin + config.pathPrefix() + config.path();
+      switch (tokens.verify(BearerGate.token(authorization), resource)) {
+        case TokenVerdict.Accepted accepted -> {
+          request.setAttribute(Principals.ATTRIBUTE, accepted.principal());
+          return super.handle(request, response, callback);
+        }
+        case TokenVerdict.InsufficientScope missing -> {
+          response.getHeaders().put(HttpHeader.WWW_AUTHENTICATE, bearer.insufficientScope(missing.scope(), origin));
+          Replies.error(response, callback, 403, null, ErrorCodes.UPSTREAM_ERROR, "insufficient scope: the token needs " + missing.scope());
+          return true;
+        }
+        case TokenVerdict.Unavailable unavailable -> {
+          log.debug("access token not checked: " + unavailable.reason());
+          response.getHeaders().put(HttpHeader.RETRY_AFTER, String.valueOf(RETRY_AFTER_SECONDS));
+          Replies.error(response, callback, 503, null, ErrorCodes.UPSTREAM_ERROR,
+              "the access token cannot be checked now: " + unavailable.reason());
+          return true;
+        }
+        case TokenVerdict.Rejected rejected -> log.debug("access token refused: " + rejected.reason());
+      }
+    }
+    response.getHeaders().put(HttpHeader.WWW_AUTHENTICATE, bearer.challenge(verdict, origin,
+        tokens == null ? java.util.List.of() : tokens.requiredScopes()));
     Replies.error(response, callback, 401, null, ErrorCodes.UPSTREAM_ERROR,
         verdict == BearerGate.Verdict.MISSING ? "authentication required" : "invalid access token");
     return true;

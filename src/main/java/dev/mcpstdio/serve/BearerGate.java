@@ -63,12 +63,22 @@ final class BearerGate {
     return token.isEmpty() ? null : token;
   }
 
-  /** The {@code WWW-Authenticate} value for a 401 (error attributes only when a token was sent). */
-  String challenge(Verdict verdict, String origin) {
+  /**
+   * The {@code WWW-Authenticate} value for a 401 (error attributes only when a token was sent), with
+   * the scopes a token needs when there are any (MCP authorization: the client asks for them).
+   */
+  String challenge(Verdict verdict, String origin, java.util.List<String> scopes) {
     String metadata = "resource_metadata=\"" + metadataUrl(origin) + "\"";
+    String scope = scopes.isEmpty() ? "" : "scope=\"" + String.join(" ", scopes) + "\", ";
     return verdict == Verdict.INVALID
-        ? "Bearer error=\"invalid_token\", error_description=\"the access token is not valid\", " + metadata
-        : "Bearer " + metadata;
+        ? "Bearer error=\"invalid_token\", error_description=\"the access token is not valid\", " + scope + metadata
+        : "Bearer " + scope + metadata;
+  }
+
+  /** The {@code WWW-Authenticate} value for a 403: a good token that lacks {@code scope} (RFC 6750 section 3.1). */
+  String insufficientScope(String scope, String origin) {
+    return "Bearer error=\"insufficient_scope\", error_description=\"the access token lacks a required scope\", scope=\""
+        + scope + "\", resource_metadata=\"" + metadataUrl(origin) + "\"";
   }
 
   /** Where the protected-resource document lives: the well-known path inserted before the path. */
@@ -78,11 +88,13 @@ final class BearerGate {
 
   /**
    * The RFC 9728 protected-resource document for this endpoint; {@code authorizationServer} (the
-   * embedded one's issuer) is named when there is one.
+   * embedded one's issuer, or the external provider's) is named when there is one, and the
+   * {@code scopes} a token needs when there are any.
    */
-  String metadataDocument(String origin, String authorizationServer) {
+  String metadataDocument(String origin, String authorizationServer, java.util.List<String> scopes) {
     return "{\"resource\":\"" + base(origin) + ServeConfig.pathPrefix(publicUrl) + path + "\","
         + (authorizationServer == null ? "" : "\"authorization_servers\":[" + dev.mcpstdio.jsonrpc.Json.quote(authorizationServer) + "],")
+        + (scopes.isEmpty() ? "" : "\"scopes_supported\":[" + String.join(",", scopes.stream().map(dev.mcpstdio.jsonrpc.Json::quote).toList()) + "],")
         + "\"bearer_methods_supported\":[\"header\"],\"resource_name\":\"mcp-stdio serve\"}";
   }
 

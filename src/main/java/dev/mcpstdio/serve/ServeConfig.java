@@ -39,6 +39,8 @@ import java.util.List;
  *     client's {@code initialize} arrives
  * @param oauth the embedded authorization server, or {@link EmbeddedOAuth#OFF}
  * @param owners what a signed-in user's sessions are bounded by and what their children are told
+ * @param identityProvider resource-server mode: the external identity provider whose access tokens
+ *     the endpoint takes ({@code --oauth-issuer}), or null
  */
 public record ServeConfig(
     String host,
@@ -63,7 +65,8 @@ public record ServeConfig(
     Era2026 era2026,
     int warm,
     EmbeddedOAuth oauth,
-    Owners owners) {
+    Owners owners,
+    dev.mcpstdio.serve.auth.ExternalTokens.Settings identityProvider) {
 
   /**
    * The embedded OAuth 2.1 authorization server ({@code --enable-oauth}; docs/reference.md).
@@ -83,13 +86,9 @@ public record ServeConfig(
       allowedRedirectUris = java.util.Set.copyOf(allowedRedirectUris);
     }
 
-    /**
-     * Whether {@code name} may name a signed-in user: 1 to 256 characters without control
-     * characters, so that it cannot break a log line nor pass for one of the gateway's own
-     * principals (which start with NUL).
-     */
+    /** {@link dev.mcpstdio.serve.http.Principals#isUserName}: one rule for every source of user names. */
     public static boolean isUserName(String name) {
-      return name != null && !name.isBlank() && name.length() <= 256 && name.chars().noneMatch(c -> c < 0x20 || c == 0x7F);
+      return dev.mcpstdio.serve.http.Principals.isUserName(name);
     }
   }
 
@@ -251,6 +250,9 @@ public record ServeConfig(
       throw new IllegalArgumentException("warm session children: from 0 to --max-sessions (and at most " + MAX_WARM + ")");
     }
     java.util.Objects.requireNonNull(owners, "owners");
+    if (identityProvider != null && oauth.enabled()) {
+      throw new IllegalArgumentException("--oauth-issuer and --enable-oauth: one authorization server per endpoint");
+    }
     if (owners.userEnv() != null && warm > 0) {
       throw new IllegalArgumentException("--user-env cannot be used with --warm: a warm child starts before its user is known");
     }
@@ -261,84 +263,91 @@ public record ServeConfig(
     return new ServeConfig("127.0.0.1", DEFAULT_PORT, DEFAULT_PATH, child, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TTL,
         DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_BACKEND_TIMEOUT, DEFAULT_KEEP_ALIVE, List.of(), null, false, null,
         ChildProcess.Ladder.DEFAULT, Log.Level.INFO, DEFAULT_SSE_PATH, DEFAULT_MESSAGES_PATH, SessionLaunch.NONE,
-        Connections.DEFAULT, Era2026.DEFAULT, 0, EmbeddedOAuth.OFF, Owners.NONE);
+        Connections.DEFAULT, Era2026.DEFAULT, 0, EmbeddedOAuth.OFF, Owners.NONE, null);
   }
 
   public ServeConfig withPort(int newPort) {
     return new ServeConfig(host, newPort, path, child, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
-        keepAlive, allowedOrigins, publicUrl, trustProxyHeaders, authToken, ladder, logLevel, ssePath, messagesPath, launch, connections, era2026, warm, oauth, owners);
+        keepAlive, allowedOrigins, publicUrl, trustProxyHeaders, authToken, ladder, logLevel, ssePath, messagesPath, launch, connections, era2026, warm, oauth, owners, identityProvider);
   }
 
   public ServeConfig withAuthToken(String token) {
     return new ServeConfig(host, port, path, child, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
-        keepAlive, allowedOrigins, publicUrl, trustProxyHeaders, token, ladder, logLevel, ssePath, messagesPath, launch, connections, era2026, warm, oauth, owners);
+        keepAlive, allowedOrigins, publicUrl, trustProxyHeaders, token, ladder, logLevel, ssePath, messagesPath, launch, connections, era2026, warm, oauth, owners, identityProvider);
   }
 
   public ServeConfig withLimits(int sessions, Duration idleTtl, long messageSize, Duration timeout, Duration alive) {
     return new ServeConfig(host, port, path, child, sessions, idleTtl, messageSize, timeout, alive, allowedOrigins,
-        publicUrl, trustProxyHeaders, authToken, ladder, logLevel, ssePath, messagesPath, launch, connections, era2026, warm, oauth, owners);
+        publicUrl, trustProxyHeaders, authToken, ladder, logLevel, ssePath, messagesPath, launch, connections, era2026, warm, oauth, owners, identityProvider);
   }
 
   public ServeConfig withOrigins(List<String> origins, URI url) {
     return new ServeConfig(host, port, path, child, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
-        keepAlive, origins, url, trustProxyHeaders, authToken, ladder, logLevel, ssePath, messagesPath, launch, connections, era2026, warm, oauth, owners);
+        keepAlive, origins, url, trustProxyHeaders, authToken, ladder, logLevel, ssePath, messagesPath, launch, connections, era2026, warm, oauth, owners, identityProvider);
   }
 
   public ServeConfig withChild(ChildSpec newChild, ChildProcess.Ladder newLadder) {
     return new ServeConfig(host, port, path, newChild, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
-        keepAlive, allowedOrigins, publicUrl, trustProxyHeaders, authToken, newLadder, logLevel, ssePath, messagesPath, launch, connections, era2026, warm, oauth, owners);
+        keepAlive, allowedOrigins, publicUrl, trustProxyHeaders, authToken, newLadder, logLevel, ssePath, messagesPath, launch, connections, era2026, warm, oauth, owners, identityProvider);
   }
 
   /** The same, with the legacy HTTP+SSE endpoints at these paths ({@code ssePath} null: none). */
   public ServeConfig withLegacySse(String newSsePath, String newMessagesPath) {
     return new ServeConfig(host, port, path, child, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
-        keepAlive, allowedOrigins, publicUrl, trustProxyHeaders, authToken, ladder, logLevel, newSsePath, newMessagesPath, launch, connections, era2026, warm, oauth, owners);
+        keepAlive, allowedOrigins, publicUrl, trustProxyHeaders, authToken, ladder, logLevel, newSsePath, newMessagesPath, launch, connections, era2026, warm, oauth, owners, identityProvider);
   }
 
   public ServeConfig withLaunch(SessionLaunch newLaunch) {
     return new ServeConfig(host, port, path, child, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
-        keepAlive, allowedOrigins, publicUrl, trustProxyHeaders, authToken, ladder, logLevel, ssePath, messagesPath, newLaunch, connections, era2026, warm, oauth, owners);
+        keepAlive, allowedOrigins, publicUrl, trustProxyHeaders, authToken, ladder, logLevel, ssePath, messagesPath, newLaunch, connections, era2026, warm, oauth, owners, identityProvider);
   }
 
   /** The same, with these connection bounds. */
   public ServeConfig withConnections(Connections newConnections) {
     return new ServeConfig(host, port, path, child, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
         keepAlive, allowedOrigins, publicUrl, trustProxyHeaders, authToken, ladder, logLevel, ssePath, messagesPath, launch,
-        newConnections, era2026, warm, oauth, owners);
+        newConnections, era2026, warm, oauth, owners, identityProvider);
   }
 
   /** The same, serving the 2026 era with these settings. */
   public ServeConfig withEra2026(Era2026 newEra2026) {
     return new ServeConfig(host, port, path, child, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
         keepAlive, allowedOrigins, publicUrl, trustProxyHeaders, authToken, ladder, logLevel, ssePath, messagesPath, launch,
-        connections, newEra2026, warm, oauth, owners);
+        connections, newEra2026, warm, oauth, owners, identityProvider);
   }
 
   /** The same, keeping {@code n} session children spawned ahead of their clients ({@code --warm}). */
   public ServeConfig withWarm(int n) {
     return new ServeConfig(host, port, path, child, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
         keepAlive, allowedOrigins, publicUrl, trustProxyHeaders, authToken, ladder, logLevel, ssePath, messagesPath, launch,
-        connections, era2026, n, oauth, owners);
+        connections, era2026, n, oauth, owners, identityProvider);
   }
 
   /** The same, with the embedded authorization server so configured. */
   public ServeConfig withOAuth(EmbeddedOAuth newOAuth) {
     return new ServeConfig(host, port, path, child, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
         keepAlive, allowedOrigins, publicUrl, trustProxyHeaders, authToken, ladder, logLevel, ssePath, messagesPath, launch,
-        connections, era2026, warm, newOAuth, owners);
+        connections, era2026, warm, newOAuth, owners, identityProvider);
   }
 
   /** The same, with these per-user bounds and environment. */
   public ServeConfig withOwners(Owners newOwners) {
     return new ServeConfig(host, port, path, child, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
         keepAlive, allowedOrigins, publicUrl, trustProxyHeaders, authToken, ladder, logLevel, ssePath, messagesPath, launch,
-        connections, era2026, warm, oauth, newOwners);
+        connections, era2026, warm, oauth, newOwners, identityProvider);
+  }
+
+  /** The same, taking the access tokens of this identity provider (resource-server mode; null: none). */
+  public ServeConfig withIdentityProvider(dev.mcpstdio.serve.auth.ExternalTokens.Settings provider) {
+    return new ServeConfig(host, port, path, child, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
+        keepAlive, allowedOrigins, publicUrl, trustProxyHeaders, authToken, ladder, logLevel, ssePath, messagesPath, launch,
+        connections, era2026, warm, oauth, owners, provider);
   }
 
   /** The same, trusting (or not) the {@code X-Forwarded-*} headers of a proxy in front. */
   public ServeConfig withTrustProxyHeaders(boolean trust) {
     return new ServeConfig(host, port, path, child, maxSessions, sessionIdleTtl, maxMessageSize, backendTimeout,
-        keepAlive, allowedOrigins, publicUrl, trust, authToken, ladder, logLevel, ssePath, messagesPath, launch, connections, era2026, warm, oauth, owners);
+        keepAlive, allowedOrigins, publicUrl, trust, authToken, ladder, logLevel, ssePath, messagesPath, launch, connections, era2026, warm, oauth, owners, identityProvider);
   }
 
   /** The path of the public URL (a proxy's prefix) without a trailing slash; empty without one. */

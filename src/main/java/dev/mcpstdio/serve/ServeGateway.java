@@ -7,7 +7,9 @@ import dev.mcpstdio.serve.era2025.McpEndpoint;
 import dev.mcpstdio.serve.era2025.Sessions;
 import dev.mcpstdio.serve.era2026.ChildPool;
 import dev.mcpstdio.serve.era2026.Era2026Endpoint;
+import dev.mcpstdio.serve.auth.AccessTokens;
 import dev.mcpstdio.serve.auth.AuthorizationEndpoints;
+import dev.mcpstdio.serve.auth.ExternalTokens;
 import dev.mcpstdio.serve.auth.GrantSettings;
 import dev.mcpstdio.serve.auth.Grants;
 import dev.mcpstdio.serve.http.Replies;
@@ -74,6 +76,9 @@ public final class ServeGateway implements AutoCloseable {
   private final HostGuard guard;
   private final BearerGate gate;
   private final AuthorizationEndpoints oauth; // null without --enable-oauth
+  /** Who vouches for access tokens: the embedded server, an external provider ({@code --oauth-issuer}), or null. */
+  private final AccessTokens tokens;
+  private final ExternalTokens provider; // null without --oauth-issuer
   private final McpEndpoint endpoint;
   private final McpPost post;
   private final LegacySseEndpoint legacy;
@@ -94,6 +99,9 @@ public final class ServeGateway implements AutoCloseable {
             System::currentTimeMillis),
         config.connections().bodyTimeout(), request -> Origins.effective(request, config) + config.pathPrefix(),
         new SignedInUser(config.oauth())::of, config.path(), log.tagged("oauth")) : null;
+    this.provider = config.identityProvider() == null ? null
+        : new ExternalTokens(config.identityProvider(), providerHttp(), System::currentTimeMillis, log.tagged("oauth"));
+    this.tokens = oauth != null ? oauth : provider;
     this.bodies = new RequestBodies(config.maxMessageSize(), config.connections().bodyTimeout());
     this.era2026 = new Era2026Endpoint(new ChildPool.Settings(config.child(), config.maxMessageSize(), config.ladder(),
         config.launch().stderrLimit(), config.era2026().perPrincipal(), config.era2026().total(), config.era2026().idleTtl(),
@@ -125,6 +133,19 @@ public final class ServeGateway implements AutoCloseable {
     server.setHandler(heads);
     server.setStopTimeout(2_000);
   }
+
+  /** Requests to the identity provider: the OAuth client's HTTP (no redirects, no cookies, bounded bodies). */
+  private static dev.mcpstdio.oauth.OAuthHttp providerHttp() {
+    try {
+      return new dev.mcpstdio.oauth.OAuthHttp(dev.mcpstdio.net.OutboundHttp.createWithoutCookies(new dev.mcpstdio.net.OutboundHttp.Settings(
+          PROVIDER_TIMEOUT, java.util.List.of(), System.getenv())), PROVIDER_TIMEOUT);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  /** How long a request to the identity provider (metadata, keys, introspection) may take. */
+  static final java.time.Duration PROVIDER_TIMEOUT = java.time.Duration.ofSeconds(10);
 
   /** Network connections open now. */
   int connections() {
@@ -172,8 +193,9 @@ public final class ServeGateway implements AutoCloseable {
   }
 
   public String describe() {
-    String auth = gate.enabled() && oauth != null ? "static bearer token and embedded OAuth"
-        : gate.enabled() ? "static bearer token" : oauth != null ? "embedded OAuth" : "no auth";
+    String tokensBy = oauth != null ? "embedded OAuth" : provider != null ? "tokens of " + provider.issuer() : null;
+    String auth = gate.enabled() && tokensBy != null ? "static bearer token and " + tokensBy
+        : gate.enabled() ? "static bearer token" : tokensBy != null ? tokensBy : "no auth";
     String idle = config.sessionIdleTtl().isZero() ? "no idle eviction" : "idle-ttl " + config.sessionIdleTtl().toSeconds() + " s";
     String sse = config.ssePath() == null ? "no HTTP+SSE" : "HTTP+SSE at " + config.ssePath() + " and " + config.messagesPath();
     String warm = config.warm() == 0 ? "" : ", " + config.warm() + " warm";
@@ -202,7 +224,7 @@ public final class ServeGateway implements AutoCloseable {
     }
     routes.exact("/healthz", MethodHandler.on("GET", ServeGateway::healthy).on("HEAD", ServeGateway::healthy).elseNotFound());
     routes.exact("/readyz", MethodHandler.on("GET", this::ready).on("HEAD", this::ready).elseNotFound());
-    if (gate.enabled() || oauth != null) {
+    if (gate.enabled() || tokens != null) {
       routes.subtree(METADATA_PATH, MethodHandler.on("GET", this::metadata).on("HEAD", this::metadata).elseNotFound());
     }
     if (oauth != null) {
@@ -216,7 +238,7 @@ public final class ServeGateway implements AutoCloseable {
   }
 
   private Handler protect(Handler endpointHandler) {
-    return new AuthGate(gate, oauth, config, endpointHandler);
+    return new AuthGate(gate, tokens, config, log, endpointHandler);
   }
 
   private static void healthy(Request request, Response response, Callback callback) {
@@ -231,11 +253,12 @@ public final class ServeGateway implements AutoCloseable {
 
   private void metadata(Request request, Response response, Callback callback) {
     response.getHeaders().put(HttpHeader.ACCESS_CONTROL_ALLOW_ORIGIN, "*");
-    if (oauth != null) { // the static bearer's document is the frozen 2025-era wire (golden tests)
+    if (tokens != null) { // the static bearer's document is the frozen 2025-era wire (golden tests)
       AuthorizationEndpoints.discoveryHeaders(response);
     }
-    Replies.text(response, callback, 200, "application/json",
-        gate.metadataDocument(Origins.effective(request, config), oauth == null ? null : oauth.issuer(request)));
+    String authorizationServer = oauth != null ? oauth.issuer(request) : provider != null ? provider.issuer() : null;
+    Replies.text(response, callback, 200, "application/json", gate.metadataDocument(Origins.effective(request, config),
+        authorizationServer, tokens == null ? java.util.List.of() : tokens.requiredScopes()));
   }
 
   /** The callbacks events API: {@code GET /callbacks}, {@code POST /callbacks/<id>/reply}; anything else there is 404. */

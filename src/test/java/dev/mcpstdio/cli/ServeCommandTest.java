@@ -527,6 +527,27 @@ class ServeCommandTest {
     }
 
     @org.junit.jupiter.api.Test
+    void resourceServerModeAndItsFlags(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+      assertThat(parse("--", "cat").identityProvider()).isNull();
+      java.nio.file.Path secret = dir.resolve("secret");
+      java.nio.file.Files.writeString(secret, "s3cret\n");
+      ServeConfig c = parse("--oauth-issuer", "https://idp.example/realms/corp", "--oauth-audience", "mcp", "--require-scope", "mcp:tools",
+          "--oauth-client-id", "gw", "--oauth-client-secret-file", secret.toString(), "--", "cat");
+      assertThat(c.identityProvider()).isEqualTo(new dev.mcpstdio.serve.auth.ExternalTokens.Settings("https://idp.example/realms/corp",
+          "mcp", List.of("mcp:tools"), "gw", "s3cret"));
+      assertThat(c.identityProvider().toString()).doesNotContain("s3cret");
+      assertThat(parse("--oauth-issuer", "https://idp.example", "--user-env", "MCP_USER", "--", "cat").owners().userEnv()).isEqualTo("MCP_USER");
+      assertThat(usageError("--oauth-issuer", "http://idp.example", "--", "cat").getMessage()).contains("plain http");
+      assertThat(usageError("--oauth-issuer", "https://idp.example?x=1", "--", "cat").getMessage()).contains("no query");
+      assertThat(usageError("--oauth-issuer", "https://idp.example", "--enable-oauth", "--", "cat").getMessage()).contains("together");
+      assertThat(usageError("--oauth-issuer", "https://idp.example", "--require-scope", "a\"b", "--", "cat").getMessage()).contains("not a scope");
+      assertThat(usageError("--oauth-issuer", "https://idp.example", "--oauth-client-id", "gw", "--", "cat").getMessage()).contains("secret");
+      assertThat(usageError("--oauth-audience", "mcp", "--", "cat").getMessage()).contains("need --oauth-issuer");
+      assertThat(usageError("--host", "0.0.0.0", "--oauth-issuer", "https://idp.example", "--", "cat").getMessage())
+          .contains("--oauth-audience or --public-url");
+    }
+
+    @org.junit.jupiter.api.Test
     void perOwnerBoundsAndTheUserEnvironment() throws UsageException {
       assertThat(parse("--", "cat").owners()).isEqualTo(ServeConfig.Owners.NONE);
       assertThat(parse("--enable-oauth", "--max-sessions-per-owner", "3", "--user-env", "MCP_USER", "--", "cat").owners())

@@ -19,6 +19,7 @@ import org.junit.jupiter.api.Test;
  * nothing to stdout, and the children it started are gone once it returns (the JVM's process
  * watchdog apart, which lives as long as the JVM).
  */
+@org.junit.jupiter.api.parallel.Isolated("it counts this JVM's child processes, which concurrent test classes would add to")
 class ServeTrainingTest {
 
   @Test

@@ -94,28 +94,28 @@ class BearerGateTest {
 
     @Test
     void aMissingTokenGetsOnlyTheMetadataPointer() {
-      assertThat(gate.challenge(Verdict.MISSING, "http://127.0.0.1:8080"))
+      assertThat(gate.challenge(Verdict.MISSING, "http://127.0.0.1:8080", java.util.List.of()))
           .isEqualTo("Bearer resource_metadata=\"http://127.0.0.1:8080/.well-known/oauth-protected-resource/mcp\"");
     }
 
     @Test
     void anInvalidTokenGetsTheErrorAttributesToo() {
-      assertThat(gate.challenge(Verdict.INVALID, "http://127.0.0.1:8080"))
+      assertThat(gate.challenge(Verdict.INVALID, "http://127.0.0.1:8080", java.util.List.of()))
           .isEqualTo("Bearer error=\"invalid_token\", error_description=\"the access token is not valid\", "
               + "resource_metadata=\"http://127.0.0.1:8080/.well-known/oauth-protected-resource/mcp\"");
     }
 
     @Test
     void theChallengeNeverContainsTheToken() {
-      assertThat(gate.challenge(Verdict.INVALID, "http://localhost")).doesNotContain(TOKEN);
-      assertThat(gate.challenge(Verdict.MISSING, "http://localhost")).doesNotContain(TOKEN);
+      assertThat(gate.challenge(Verdict.INVALID, "http://localhost", java.util.List.of())).doesNotContain(TOKEN);
+      assertThat(gate.challenge(Verdict.MISSING, "http://localhost", java.util.List.of())).doesNotContain(TOKEN);
     }
 
     @Test
     void thePublicUrlWinsOverTheRequestsOrigin() {
       BearerGate behindProxy = new BearerGate(TOKEN, URI.create("https://h.example/base/"), "/mcp");
 
-      assertThat(behindProxy.challenge(Verdict.MISSING, "http://10.0.0.5:8080"))
+      assertThat(behindProxy.challenge(Verdict.MISSING, "http://10.0.0.5:8080", java.util.List.of()))
           .isEqualTo("Bearer resource_metadata=\"https://h.example/.well-known/oauth-protected-resource/base/mcp\"");
     }
   }
@@ -152,7 +152,7 @@ class BearerGateTest {
       assertThat(gate.metadataUrl("http://localhost:8080"))
           .isEqualTo("http://localhost:8080/.well-known/oauth-protected-resource/mcp");
 
-      Map<String, String> doc = members(gate.metadataDocument("http://localhost:8080", null));
+      Map<String, String> doc = members(gate.metadataDocument("http://localhost:8080", null, java.util.List.of()));
       assertThat(doc).containsExactly(
           Map.entry("resource", "http://localhost:8080/mcp"),
           Map.entry("bearer_methods_supported", "[\"header\"]"),
@@ -165,7 +165,7 @@ class BearerGateTest {
 
       assertThat(behindProxy.metadataUrl("http://ignored:1"))
           .isEqualTo("https://h.example/.well-known/oauth-protected-resource/base/mcp");
-      assertThat(members(behindProxy.metadataDocument("http://ignored:1", null)).get("resource"))
+      assertThat(members(behindProxy.metadataDocument("http://ignored:1", null, java.util.List.of())).get("resource"))
           .isEqualTo("https://h.example/base/mcp");
     }
 
@@ -174,7 +174,7 @@ class BearerGateTest {
       BearerGate behindProxy = new BearerGate(TOKEN, URI.create("https://h.example/base"), "/mcp");
 
       assertThat(behindProxy.metadataUrl(null)).isEqualTo("https://h.example/.well-known/oauth-protected-resource/base/mcp");
-      assertThat(members(behindProxy.metadataDocument(null, null)).get("resource"))
+      assertThat(members(behindProxy.metadataDocument(null, null, java.util.List.of())).get("resource"))
           .isEqualTo("https://h.example/base/mcp");
     }
 
@@ -184,7 +184,7 @@ class BearerGateTest {
         BearerGate gateway = new BearerGate(TOKEN, URI.create(url), "/mcp");
 
         assertThat(gateway.metadataUrl(null)).as(url).isEqualTo("https://h.example/.well-known/oauth-protected-resource/mcp");
-        assertThat(members(gateway.metadataDocument(null, null)).get("resource")).as(url)
+        assertThat(members(gateway.metadataDocument(null, null, java.util.List.of())).get("resource")).as(url)
             .isEqualTo("https://h.example/mcp");
       }
     }
@@ -203,14 +203,14 @@ class BearerGateTest {
 
       assertThat(custom.metadataUrl("https://a.example"))
           .isEqualTo("https://a.example/.well-known/oauth-protected-resource/api/v1/mcp");
-      assertThat(custom.metadataDocument("https://a.example", null)).contains("\"resource\":\"https://a.example/api/v1/mcp\"");
+      assertThat(custom.metadataDocument("https://a.example", null, java.util.List.of())).contains("\"resource\":\"https://a.example/api/v1/mcp\"");
     }
 
     @Test
     void theDocumentIsValidJsonAndServedEvenWithAuthenticationOff() throws Exception {
       BearerGate open = new BearerGate(null, null, "/mcp");
 
-      assertThat(members(open.metadataDocument("http://[::1]:8080", null)).get("resource")).isEqualTo("http://[::1]:8080/mcp");
+      assertThat(members(open.metadataDocument("http://[::1]:8080", null, java.util.List.of())).get("resource")).isEqualTo("http://[::1]:8080/mcp");
     }
   }
 }

@@ -30,7 +30,7 @@ import org.eclipse.jetty.util.Callback;
  * ({@code --public-url https://host/team-a}: {@code https://host/team-a}), given per request by
  * the gateway, which owns the origin rules; the resource is the issuer plus the MCP path.
  */
-public final class AuthorizationEndpoints {
+public final class AuthorizationEndpoints implements AccessTokens {
 
   /** Request bodies of the registration, token and revocation endpoints: 64 KiB at most each. */
   public static final int MAX_BODY = 64 * 1024;
@@ -68,9 +68,16 @@ public final class AuthorizationEndpoints {
     return issuer.apply(request) + mcpPath;
   }
 
-  /** The user an access token from {@code Authorization: Bearer} stands for on this request; else null. */
-  public String principal(String accessToken, Request request) {
-    return grants.principal(accessToken, resource(request));
+  /** An access token this server issued for {@code resource}, live, stands for its user. */
+  @Override
+  public TokenVerdict verify(String accessToken, String resource) {
+    String user = grants.principal(accessToken, resource);
+    return user != null ? new TokenVerdict.Accepted(user) : new TokenVerdict.Rejected("not a live access token of this server for this resource");
+  }
+
+  @Override
+  public java.util.List<String> requiredScopes() {
+    return java.util.List.of();
   }
 
   /** The issuer, for the protected-resource document's {@code authorization_servers}. */

@@ -27,6 +27,15 @@ public final class Principals {
   }
 
   /**
+   * Whether {@code name} may name a signed-in user: 1 to 256 characters without control
+   * characters, so that it cannot break a log line nor pass for one of the gateway's own
+   * principals (which start with NUL).
+   */
+  public static boolean isUserName(String name) {
+    return name != null && !name.isBlank() && name.length() <= 256 && name.chars().noneMatch(c -> c < 0x20 || c == 0x7F);
+  }
+
+  /**
    * Whether {@code principal} is a signed-in user (of the embedded authorization server or an
    * identity provider) rather than one of the gateway's own principals, which stand for everyone
    * who holds a shared secret, or for everyone.
