@@ -90,7 +90,8 @@ public final class Main {
     try {
       gateway.start();
     } catch (Exception e) {
-      log.error("cannot listen on " + config.host() + ":" + config.port() + ": " + rootMessage(e));
+      log.error(e instanceof ServeGateway.StartRefused refused ? refused.getMessage()
+          : "cannot listen on " + config.host() + ":" + config.port() + ": " + rootMessage(e));
       closeQuietly(gateway, log);
       return ExitCodes.FAILURE;
     }

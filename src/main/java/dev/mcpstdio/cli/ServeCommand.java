@@ -92,6 +92,8 @@ final class ServeCommand {
     spec.addOption(OptionSpec.builder("--allow-redirect-uri").paramLabel("URI").type(List.class).auxiliaryTypes(String.class)
         .description("With --enable-oauth: a hosted client's exact https redirect URI (repeatable).").build());
     option(spec, "--access-token-ttl", "SECONDS", String.class, "With --enable-oauth: access token lifetime (default 3600).");
+    option(spec, "--token-store", "FILE", String.class,
+        "With --enable-oauth: keep clients and grants in FILE (0600, folder 0700), so that a restart signs nobody out.");
     option(spec, "--oauth-issuer", "URL", String.class,
         "Resource-server mode: take access tokens of this identity provider (JWTs by its keys, others by introspection).");
     option(spec, "--oauth-audience", "AUD", String.class, "With --oauth-issuer: the audience tokens must name (default: this endpoint's URL).");
@@ -147,7 +149,7 @@ final class ServeCommand {
       "--body-timeout", "--allow-origin", "--public-url", "--auth-token", "--log-level", "--cache-ttl-ms",
       "--modern-idle-ttl", "--max-children-per-principal", "--max-pool-children", "--warm", "--dev-user",
       "--trusted-user-header", "--allow-redirect-uri", "--access-token-ttl", "--max-sessions-per-owner", "--user-env",
-      "--oauth-issuer", "--oauth-audience", "--require-scope", "--oauth-client-id", "--oauth-client-secret-file");
+      "--token-store", "--oauth-issuer", "--oauth-audience", "--require-scope", "--oauth-client-id", "--oauth-client-secret-file");
 
   /** The arguments before the child's command: a {@code --help} after it is the child's own. */
   static String[] gatewayOptions(String[] args) {
@@ -317,9 +319,13 @@ final class ServeCommand {
     String devUser = r.matchedOptionValue("--dev-user", (String) null);
     String header = r.matchedOptionValue("--trusted-user-header", (String) null);
     boolean ttlGiven = r.hasMatchedOption("--access-token-ttl");
-    if (!enabled && (!allowed.isEmpty() || devUser != null || header != null || ttlGiven)) {
-      throw new UsageException("--allow-redirect-uri, --dev-user, --trusted-user-header and --access-token-ttl need --enable-oauth",
-          ExitCodes.USAGE);
+    String store = r.matchedOptionValue("--token-store", (String) null);
+    if (!enabled && (!allowed.isEmpty() || devUser != null || header != null || ttlGiven || store != null)) {
+      throw new UsageException("--allow-redirect-uri, --dev-user, --trusted-user-header, --access-token-ttl and --token-store"
+          + " need --enable-oauth", ExitCodes.USAGE);
+    }
+    if (store != null && store.isBlank()) {
+      throw new UsageException("--token-store needs a file name", ExitCodes.USAGE);
     }
     if (devUser != null && !ServeConfig.EmbeddedOAuth.isUserName(devUser)) {
       throw new UsageException("--dev-user must be 1 to 256 characters without control characters", ExitCodes.USAGE);
@@ -349,7 +355,8 @@ final class ServeCommand {
     if (enabled && devUser == null && header == null) {
       log.warn("--enable-oauth without --trusted-user-header or --dev-user: nobody can sign in, every authorization is denied");
     }
-    return enabled ? new ServeConfig.EmbeddedOAuth(true, devUser, header, java.util.Set.copyOf(allowed), ttl) : ServeConfig.EmbeddedOAuth.OFF;
+    return enabled ? new ServeConfig.EmbeddedOAuth(true, devUser, header, java.util.Set.copyOf(allowed), ttl,
+        store == null ? null : Path.of(store)) : ServeConfig.EmbeddedOAuth.OFF;
   }
 
   /**

@@ -1,7 +1,6 @@
 package dev.mcpstdio.oauth;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
@@ -15,9 +14,7 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.security.SecureRandom;
 import java.time.Duration;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -52,7 +49,6 @@ public final class TokenStore {
   /** How long a change waits for another process's change to finish before giving up. */
   static final Duration LOCK_WAIT = Duration.ofSeconds(10);
 
-  private static final SecureRandom RANDOM = new SecureRandom();
 
   /** Threads of this process changing one store file take turns here before taking the file lock. */
   private static final Map<Path, ReentrantLock> IN_PROCESS = new ConcurrentHashMap<>();
@@ -168,7 +164,7 @@ public final class TokenStore {
         logins = new LinkedHashMap<>();
       }
       if (change.apply(logins)) {
-        writeAtomically(dir, TokenStoreFormat.write(logins));
+        PrivateFiles.write(file, TokenStoreFormat.write(logins));
       }
     } finally {
       local.unlock();
@@ -259,21 +255,13 @@ public final class TokenStore {
 
   private Map<String, TokenRecord> readFile() throws IOException, TokenStoreFormat.Corrupt {
     byte[] bytes;
-    try (FileChannel in = FileChannel.open(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
-      if (in.size() > MAX_BYTES) {
-        throw corrupt("larger than " + (MAX_BYTES >> 20) + " MiB");
-      }
-      tighten(file);
-      ByteBuffer buffer = ByteBuffer.allocate((int) in.size());
-      while (buffer.hasRemaining() && in.read(buffer) >= 0) {
-        // read it whole
-      }
-      bytes = java.util.Arrays.copyOf(buffer.array(), buffer.position());
+    try {
+      bytes = PrivateFiles.read(file, MAX_BYTES);
     } catch (NoSuchFileException e) {
       return new LinkedHashMap<>();
     } catch (IOException e) {
-      if (Files.isSymbolicLink(file)) {
-        throw new IOException("refusing to read through a symbolic link");
+      if (e.getMessage() != null && e.getMessage().startsWith("larger than")) {
+        throw corrupt(e.getMessage());
       }
       throw e;
     }
@@ -292,59 +280,13 @@ public final class TokenStore {
     return new TokenStoreFormat.Corrupt(why);
   }
 
-  private void writeAtomically(Path dir, byte[] content) throws IOException {
-    Path temp = dir.resolve("." + FILE + "." + HexFormat.of().formatHex(randomBytes()) + ".tmp");
-    try {
-      try (FileChannel out = FileChannel.open(temp, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE,
-          LinkOption.NOFOLLOW_LINKS), OwnerOnly.file())) {
-        ByteBuffer b = ByteBuffer.wrap(content);
-        while (b.hasRemaining()) {
-          out.write(b);
-        }
-        out.force(true);
-      }
-      try {
-        Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-      } catch (AtomicMoveNotSupportedException e) {
-        Files.move(temp, file, StandardCopyOption.REPLACE_EXISTING);
-      }
-      syncFolder(dir);
-    } finally {
-      Files.deleteIfExists(temp);
-    }
-  }
-
-  /** Makes the rename durable; where a folder cannot be opened for that (Windows), the rename stands alone. */
-  private static void syncFolder(Path dir) {
-    try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
-      d.force(true);
-    } catch (IOException | UnsupportedOperationException e) {
-      // not supported here
-    }
-  }
-
-  /** The folder (and missing ancestors) created 0700; an existing one tightened to 0700 when it is ours to tighten. */
+  /** The folder created 0700, or tightened to it when this store may (not a folder the operator chose). */
   private void privateFolder(Path dir) throws IOException {
-    if (Files.isSymbolicLink(dir)) {
-      throw new IOException("refusing to keep tokens in a symbolic link: " + dir);
-    }
-    try {
-      Files.createDirectories(dir, OwnerOnly.folder());
-    } catch (FileAlreadyExistsException e) {
-      throw new IOException(dir + " is not a folder");
-    }
-    PosixFileAttributeView view = Files.getFileAttributeView(dir, PosixFileAttributeView.class, LinkOption.NOFOLLOW_LINKS);
-    if (tightenFolder && view != null && !view.readAttributes().permissions().equals(PosixFilePermissions.fromString("rwx------"))) {
-      view.setPermissions(PosixFilePermissions.fromString("rwx------"));
-    }
+    PrivateFiles.folder(dir, tightenFolder);
   }
 
-  /** A store readable by others is tightened to 0600 (it was written by something else). */
   private static void tighten(Path file) throws IOException {
-    PosixFileAttributeView view = Files.getFileAttributeView(file, PosixFileAttributeView.class, LinkOption.NOFOLLOW_LINKS);
-    if (view != null && !view.readAttributes().permissions().equals(PosixFilePermissions.fromString("rw-------"))) {
-      view.setPermissions(PosixFilePermissions.fromString("rw-------"));
-    }
+    PrivateFiles.tighten(file);
   }
 
   /**
@@ -389,9 +331,4 @@ public final class TokenStore {
     }
   }
 
-  private static byte[] randomBytes() {
-    byte[] b = new byte[8];
-    RANDOM.nextBytes(b);
-    return b;
-  }
 }

@@ -77,13 +77,20 @@ public record ServeConfig(
    * @param allowedRedirectUris exact redirect URIs a client may register beside the loopback ones
    *     ({@code --allow-redirect-uri}: a hosted client's callback)
    * @param accessTokenTtl how long an access token lives ({@code --access-token-ttl})
+   * @param tokenStore where its clients and grants outlive a restart ({@code --token-store}), or null: in memory only
    */
   public record EmbeddedOAuth(boolean enabled, String devUser, String trustedUserHeader, java.util.Set<String> allowedRedirectUris,
-      Duration accessTokenTtl) {
+      Duration accessTokenTtl, java.nio.file.Path tokenStore) {
     public static final EmbeddedOAuth OFF = new EmbeddedOAuth(false, null, null, java.util.Set.of(), Duration.ofHours(1));
 
     public EmbeddedOAuth {
       allowedRedirectUris = java.util.Set.copyOf(allowedRedirectUris);
+    }
+
+    /** In memory only. */
+    public EmbeddedOAuth(boolean enabled, String devUser, String trustedUserHeader, java.util.Set<String> allowedRedirectUris,
+        Duration accessTokenTtl) {
+      this(enabled, devUser, trustedUserHeader, allowedRedirectUris, accessTokenTtl, null);
     }
 
     /** {@link dev.mcpstdio.serve.http.Principals#isUserName}: one rule for every source of user names. */

@@ -11,6 +11,7 @@ import dev.mcpstdio.serve.auth.AccessTokens;
 import dev.mcpstdio.serve.auth.AuthorizationEndpoints;
 import dev.mcpstdio.serve.auth.ExternalTokens;
 import dev.mcpstdio.serve.auth.GrantSettings;
+import dev.mcpstdio.serve.auth.GrantStore;
 import dev.mcpstdio.serve.auth.Grants;
 import dev.mcpstdio.serve.http.Replies;
 import dev.mcpstdio.serve.http.RequestBodies;
@@ -76,6 +77,8 @@ public final class ServeGateway implements AutoCloseable {
   private final HostGuard guard;
   private final BearerGate gate;
   private final AuthorizationEndpoints oauth; // null without --enable-oauth
+  private final Grants grants; // null without --enable-oauth
+  private GrantStore grantStore; // opened by start() with --token-store
   /** Who vouches for access tokens: the embedded server, an external provider ({@code --oauth-issuer}), or null. */
   private final AccessTokens tokens;
   private final ExternalTokens provider; // null without --oauth-issuer
@@ -94,9 +97,9 @@ public final class ServeGateway implements AutoCloseable {
     this.sessions = new Sessions(config, log);
     this.guard = new HostGuard(config.host(), config.publicUrl(), config.allowedOrigins());
     this.gate = new BearerGate(config.authToken(), config.publicUrl(), config.path());
-    this.oauth = config.oauth().enabled() ? new AuthorizationEndpoints(
-        new Grants(GrantSettings.DEFAULTS.withAccessTokenTtl(config.oauth().accessTokenTtl()), config.oauth().allowedRedirectUris(),
-            System::currentTimeMillis),
+    this.grants = config.oauth().enabled() ? new Grants(GrantSettings.DEFAULTS.withAccessTokenTtl(config.oauth().accessTokenTtl()),
+        config.oauth().allowedRedirectUris(), System::currentTimeMillis) : null;
+    this.oauth = config.oauth().enabled() ? new AuthorizationEndpoints(grants,
         config.connections().bodyTimeout(), request -> Origins.effective(request, config) + config.pathPrefix(),
         new SignedInUser(config.oauth())::of, config.path(), log.tagged("oauth")) : null;
     this.provider = config.identityProvider() == null ? null
@@ -156,7 +159,21 @@ public final class ServeGateway implements AutoCloseable {
     return bodies;
   }
 
+  /** The gateway cannot start for a reason of its configuration's (not the port): the message says which. */
+  public static final class StartRefused extends Exception {
+    StartRefused(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
+
   public void start() throws Exception {
+    if (grants != null && config.oauth().tokenStore() != null) {
+      try {
+        grantStore = GrantStore.open(config.oauth().tokenStore(), grants, log.tagged("oauth"));
+      } catch (java.io.IOException e) {
+        throw new StartRefused(e.getMessage(), e);
+      }
+    }
     server.start();
     sessions.start(); // warm children, if any, once the port is bound: they never delay listening
   }
@@ -181,6 +198,9 @@ public final class ServeGateway implements AutoCloseable {
       connector.close();
       sessions.shutdown();
       era2026.close();
+      if (grantStore != null) {
+        grantStore.close();
+      }
     } finally {
       try {
         server.stop();

@@ -511,6 +511,10 @@ class ServeCommandTest {
       assertThat(o.devUser()).isEqualTo("dev");
       assertThat(o.allowedRedirectUris()).containsExactlyInAnyOrder("https://claude.ai/api/mcp/auth_callback", "https://b.example/cb");
       assertThat(o.accessTokenTtl()).hasSeconds(600);
+      assertThat(o.tokenStore()).isNull();
+      assertThat(parse("--enable-oauth", "--token-store", "/var/lib/mcp/grants.json", "--", "cat").oauth().tokenStore())
+          .isEqualTo(java.nio.file.Path.of("/var/lib/mcp/grants.json"));
+      assertThat(usageError("--token-store", "x.json", "--", "cat").getMessage()).contains("need --enable-oauth");
       assertThat(logText()).contains("--dev-user signs every authorization in as dev");
     }
 

@@ -241,4 +241,26 @@ class ServeEmbeddedOAuthTest {
       assertThat(serve.post(null, INIT, false, "Authorization", "Bearer static-secret").statusCode()).isEqualTo(200);
     }
   }
+
+  @Test
+  void withATokenStoreARestartedGatewayKnowsItsUsers(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+    ServeConfig.EmbeddedOAuth stored = new ServeConfig.EmbeddedOAuth(true, "alice", null, Set.of(), Duration.ofHours(1),
+        dir.resolve("grants.json"));
+    ServeConfig config = ServeHarness.config(QUIET).withOAuth(stored).withPort(0);
+    Map<String, String> t;
+    int port;
+    try (ServeHarness serve = ServeHarness.start(config)) {
+      port = serve.gateway.port();
+      t = signIn("http://127.0.0.1:" + port);
+    }
+    // the same origin again (the token is bound to this resource URL)
+    try (ServeHarness again = ServeHarness.startOn(config, port)) {
+      assertThat(again.post(null, INIT, false, "Authorization", "Bearer " + t.get("access_token")).statusCode()).isEqualTo(200);
+      assertThat(again.log()).contains("1 clients, 1 grants, 1 access tokens");
+    }
+    try (ServeHarness first = ServeHarness.start(config)) {
+      org.assertj.core.api.Assertions.assertThatThrownBy(() -> ServeHarness.start(config))
+          .hasMessageContaining("in use by another process");
+    }
+  }
 }

@@ -45,13 +45,23 @@ final class ServeHarness implements AutoCloseable {
   }
 
   static ServeHarness start(ServeConfig config) throws Exception {
+    return startOn(config, 0);
+  }
+
+  /** {@link #start} on this port (0: any free one). */
+  static ServeHarness startOn(ServeConfig config, int port) throws Exception {
     SyncBuffer buffer = new SyncBuffer();
     Redactor redactor = new Redactor();
     if (config.authToken() != null) {
       redactor.addSecret(config.authToken());
     }
-    ServeGateway gateway = new ServeGateway(config.withPort(0), new Log(buffer, Log.Level.DEBUG, redactor));
-    gateway.start();
+    ServeGateway gateway = new ServeGateway(config.withPort(port), new Log(buffer, Log.Level.DEBUG, redactor));
+    try {
+      gateway.start();
+    } catch (Exception e) {
+      gateway.close();
+      throw e;
+    }
     return new ServeHarness(gateway, buffer);
   }
 

@@ -62,9 +62,14 @@ final class BoundedStore<V extends BoundedStore.Expiring> {
 
   /** Calls {@code action} with every entry that has not expired. */
   void forEachLive(long now, java.util.function.Consumer<V> action) {
-    for (V v : entries.values()) {
-      if (v.expiresAt() > now) {
-        action.accept(v);
+    forEachLive(now, (key, v) -> action.accept(v));
+  }
+
+  /** Calls {@code action} with the key and value of every entry that has not expired. */
+  void forEachLive(long now, java.util.function.BiConsumer<String, V> action) {
+    for (Map.Entry<String, V> e : entries.entrySet()) {
+      if (e.getValue().expiresAt() > now) {
+        action.accept(e.getKey(), e.getValue());
       }
     }
   }

@@ -46,6 +46,9 @@ public final class Grants {
   private final Set<String> allowedRedirects;
   private final LongSupplier clock;
 
+  /** Told after every change a restart should not lose ({@code --token-store}); the grants' lock is not held. */
+  private volatile Runnable changed = () -> {};
+
   // guarded by this
   private final Map<String, RegisteredClient> clients = new LinkedHashMap<>();
   private final BoundedStore<Code> codes;
@@ -66,7 +69,7 @@ public final class Grants {
   }
 
   /** A code waiting to be redeemed; its family is named in the code itself. */
-  private record Code(String clientId, String redirectUri, String challenge, String user, String scope, String resource,
+  record Code(String clientId, String redirectUri, String challenge, String user, String scope, String resource,
       long expiresAt) implements BoundedStore.Expiring {}
 
   /**
@@ -75,7 +78,7 @@ public final class Grants {
    * the grace), and whether it was revoked. A family that is gone (expired, or pushed out at the
    * store's bound) takes its tokens with it: nothing of it is accepted any more.
    */
-  private record Family(String user, String clientId, String scope, String resource, String codeKey, long redeemedAt,
+  record Family(String user, String clientId, String scope, String resource, String codeKey, long redeemedAt,
       String currentRefresh, String previousRefresh, long rotatedAt, boolean revoked, long expiresAt)
       implements BoundedStore.Expiring {
 
@@ -89,7 +92,7 @@ public final class Grants {
   }
 
   /** An access token. */
-  private record Token(String user, String clientId, String resource, String family, long expiresAt)
+  record Token(String user, String clientId, String resource, String family, long expiresAt)
       implements BoundedStore.Expiring {}
 
   /** Why a registration was refused (RFC 7591 section 3.2.2). */
@@ -135,6 +138,7 @@ public final class Grants {
       }
       clients.put(client.clientId(), client);
     }
+    changed.run();
     return client;
   }
 
@@ -205,6 +209,7 @@ public final class Grants {
       codes.put(OpaqueTokens.key(code), new Code(client.clientId(), r.redirectUri(), r.codeChallenge(), r.user(),
           blankToNull(r.scope()), resource, now + settings.codeTtl().toMillis()), now);
     }
+    changed.run();
     return new AuthorizeOutcome.Issued(code);
   }
 
@@ -216,11 +221,16 @@ public final class Grants {
     if (grantType == null || grantType.isEmpty()) {
       return new TokenOutcome.Failed("invalid_request", "grant_type is required");
     }
-    return switch (grantType) {
+    TokenOutcome outcome = switch (grantType) {
       case "authorization_code" -> redeemCode(form);
       case "refresh_token" -> refresh(form);
-      default -> new TokenOutcome.Failed("unsupported_grant_type", "grant_type must be authorization_code or refresh_token");
+      default -> null;
     };
+    if (outcome == null) {
+      return new TokenOutcome.Failed("unsupported_grant_type", "grant_type must be authorization_code or refresh_token");
+    }
+    changed.run(); // a failure may have used up a code or revoked a family
+    return outcome;
   }
 
   private TokenOutcome redeemCode(Map<String, String> form) {
@@ -353,17 +363,19 @@ public final class Grants {
     String key = OpaqueTokens.key(token);
     String familyId = familyOf(token);
     long now = clock.getAsLong();
+    boolean familyRevoked = false;
     synchronized (this) {
       Family family = familyId == null ? null : families.live(familyId, now);
       if (family != null && key.equals(family.currentRefresh()) && family.clientId().equals(clientId)) {
         revokeFamily(familyId, family, now);
-        return;
+        familyRevoked = true;
       }
-      Token access = accessTokens.live(key, now);
+      Token access = familyRevoked ? null : accessTokens.live(key, now);
       if (access != null && access.clientId().equals(clientId)) {
         accessTokens.remove(key);
       }
     }
+    changed.run();
   }
 
   /**
@@ -384,6 +396,44 @@ public final class Grants {
       Family family = families.live(t.family(), now);
       return family == null || family.revoked() ? null : t.user();
     }
+  }
+
+  // persistence (--token-store) -------------------------------------------------------------
+
+  /** Calls {@code listener} after every change worth persisting (registration, code, token, revocation). */
+  public void onChange(Runnable listener) {
+    this.changed = Objects.requireNonNull(listener);
+  }
+
+  /** Everything a restart must keep, live entries only: secrets appear only as their store keys. */
+  synchronized GrantState state() {
+    long now = clock.getAsLong();
+    List<GrantState.Keyed<Code>> c = new java.util.ArrayList<>();
+    codes.forEachLive(now, (key, v) -> c.add(new GrantState.Keyed<>(key, v)));
+    List<GrantState.Keyed<Family>> f = new java.util.ArrayList<>();
+    families.forEachLive(now, (key, v) -> f.add(new GrantState.Keyed<>(key, v)));
+    List<GrantState.Keyed<Token>> t = new java.util.ArrayList<>();
+    accessTokens.forEachLive(now, (key, v) -> t.add(new GrantState.Keyed<>(key, v)));
+    return new GrantState(List.copyOf(clients.values()), c, f, t);
+  }
+
+  /** Takes over {@code state} (a token store's, read at start-up), within this server's bounds. */
+  synchronized void restore(GrantState state) {
+    long now = clock.getAsLong();
+    for (RegisteredClient client : state.clients()) {
+      if (clients.size() >= settings.maxClients()) {
+        break;
+      }
+      clients.put(client.clientId(), client);
+    }
+    state.codes().forEach(e -> codes.put(e.key(), e.value(), now));
+    state.families().forEach(e -> families.put(e.key(), e.value(), now));
+    state.accessTokens().forEach(e -> accessTokens.put(e.key(), e.value(), now));
+  }
+
+  /** The operator's exact redirect URIs (a restored client must still fit them). */
+  Set<String> allowedRedirects() {
+    return allowedRedirects;
   }
 
   // --------------------------------------------------------------------------------------------
