@@ -92,6 +92,11 @@ final class ServeCommand {
     spec.addOption(OptionSpec.builder("--allow-redirect-uri").paramLabel("URI").type(List.class).auxiliaryTypes(String.class)
         .description("With --enable-oauth: a hosted client's exact https redirect URI (repeatable).").build());
     option(spec, "--access-token-ttl", "SECONDS", String.class, "With --enable-oauth: access token lifetime (default 3600).");
+    option(spec, "--login-oidc", "ISSUER", String.class,
+        "With --enable-oauth: sign users in at this OpenID Connect provider when no trusted header names them.");
+    option(spec, "--login-oidc-client-id", "ID", String.class, "With --login-oidc: this gateway's client at the provider.");
+    option(spec, "--login-oidc-client-secret-file", "FILE", String.class,
+        "Its secret, read from FILE (default: $MCP_STDIO_LOGIN_OIDC_CLIENT_SECRET).");
     option(spec, "--token-store", "FILE", String.class,
         "With --enable-oauth: keep clients and grants in FILE (0600, folder 0700), so that a restart signs nobody out.");
     option(spec, "--oauth-issuer", "URL", String.class,
@@ -149,7 +154,7 @@ final class ServeCommand {
       "--body-timeout", "--allow-origin", "--public-url", "--auth-token", "--log-level", "--cache-ttl-ms",
       "--modern-idle-ttl", "--max-children-per-principal", "--max-pool-children", "--warm", "--dev-user",
       "--trusted-user-header", "--allow-redirect-uri", "--access-token-ttl", "--max-sessions-per-owner", "--user-env",
-      "--token-store", "--oauth-issuer", "--oauth-audience", "--require-scope", "--oauth-client-id", "--oauth-client-secret-file");
+      "--token-store", "--login-oidc", "--login-oidc-client-id", "--login-oidc-client-secret-file", "--oauth-issuer", "--oauth-audience", "--require-scope", "--oauth-client-id", "--oauth-client-secret-file");
 
   /** The arguments before the child's command: a {@code --help} after it is the child's own. */
   static String[] gatewayOptions(String[] args) {
@@ -215,7 +220,7 @@ final class ServeCommand {
     if (!r.hasMatchedOption("--no-sse") && (ssePath.equals(path) || messagesPath.equals(path) || ssePath.equals(messagesPath))) {
       throw new UsageException("--path, --sse-path and --messages-path must differ", ExitCodes.USAGE);
     }
-    ServeConfig.EmbeddedOAuth oauth = oauth(r, host, publicUrl, log);
+    ServeConfig.EmbeddedOAuth oauth = oauth(r, env, host, publicUrl, log);
     dev.mcpstdio.serve.auth.ExternalTokens.Settings provider = identityProvider(r, env, host, publicUrl, log);
     if (provider != null && oauth.enabled()) {
       throw new UsageException("--oauth-issuer and --enable-oauth cannot be used together: an endpoint has one authorization server",
@@ -248,6 +253,55 @@ final class ServeCommand {
     return new ServeConfig.Owners(perOwner, userEnv);
   }
 
+  /** {@code --login-oidc} and its client; null without it. */
+  private static dev.mcpstdio.serve.auth.FederationSettings federatedLogin(ParseResult r, Map<String, String> env, Log log)
+      throws UsageException {
+    String issuer = r.matchedOptionValue("--login-oidc", (String) null);
+    String clientId = r.matchedOptionValue("--login-oidc-client-id", (String) null);
+    String secretFile = r.matchedOptionValue("--login-oidc-client-secret-file", (String) null);
+    if (issuer == null) {
+      if (clientId != null || secretFile != null) {
+        throw new UsageException("--login-oidc-client-id and --login-oidc-client-secret-file need --login-oidc", ExitCodes.USAGE);
+      }
+      return null;
+    }
+    issuerRefusal("--login-oidc", issuer);
+    if (clientId == null || clientId.isBlank()) {
+      throw new UsageException("--login-oidc needs --login-oidc-client-id: the gateway's client at the provider", ExitCodes.USAGE);
+    }
+    String secret = secret(secretFile, "--login-oidc-client-secret-file", env.get("MCP_STDIO_LOGIN_OIDC_CLIENT_SECRET"));
+    if (secret == null) {
+      throw new UsageException("--login-oidc needs the client's secret: --login-oidc-client-secret-file or"
+          + " $MCP_STDIO_LOGIN_OIDC_CLIENT_SECRET", ExitCodes.USAGE);
+    }
+    log.redactor().addSecret(secret);
+    return new dev.mcpstdio.serve.auth.FederationSettings(issuer, clientId, secret);
+  }
+
+  /** Refuses an issuer URL the gateway would not fetch from. */
+  private static void issuerRefusal(String flag, String issuer) throws UsageException {
+    String refusal = dev.mcpstdio.oauth.EndpointGuard.refusal(issuer);
+    if (refusal == null && (URI.create(issuer).getRawQuery() != null || URI.create(issuer).getRawFragment() != null)) {
+      refusal = "an issuer has no query or fragment";
+    }
+    if (refusal != null) {
+      throw new UsageException(flag + " " + issuer + ": " + refusal, ExitCodes.USAGE);
+    }
+  }
+
+  /** A client secret: the file's content (trimmed) when {@code file} is given, else {@code fromEnv}; null when empty. */
+  private static String secret(String file, String flag, String fromEnv) throws UsageException {
+    String secret = fromEnv;
+    if (file != null) {
+      try {
+        secret = java.nio.file.Files.readString(Path.of(file)).strip();
+      } catch (java.io.IOException | RuntimeException e) {
+        throw new UsageException(flag + " " + file + ": cannot be read (" + e.getMessage() + ")", ExitCodes.USAGE);
+      }
+    }
+    return secret == null || secret.isEmpty() ? null : secret;
+  }
+
   /** Scope tokens (RFC 6749 section 3.3): printable ASCII but space, {@code "} and {@code \\}. */
   private static final java.util.regex.Pattern SCOPE = java.util.regex.Pattern.compile("[\\x21\\x23-\\x5B\\x5D-\\x7E]{1,256}");
 
@@ -266,13 +320,7 @@ final class ServeCommand {
       }
       return null;
     }
-    String refusal = dev.mcpstdio.oauth.EndpointGuard.refusal(issuer);
-    if (refusal == null && (URI.create(issuer).getRawQuery() != null || URI.create(issuer).getRawFragment() != null)) {
-      refusal = "an issuer has no query or fragment";
-    }
-    if (refusal != null) {
-      throw new UsageException("--oauth-issuer " + issuer + ": " + refusal, ExitCodes.USAGE);
-    }
+    issuerRefusal("--oauth-issuer", issuer);
     if (audience != null && (audience.isBlank() || audience.length() > 2048 || audience.chars().anyMatch(c -> c < 0x20 || c == 0x7F))) {
       throw new UsageException("--oauth-audience must be 1 to 2048 characters without control characters", ExitCodes.USAGE);
     }
@@ -285,19 +333,7 @@ final class ServeCommand {
         throw new UsageException("--require-scope " + scope + ": not a scope (printable ASCII but space, '\"' and '\\')", ExitCodes.USAGE);
       }
     }
-    String secret = null;
-    if (secretFile != null) {
-      try {
-        secret = java.nio.file.Files.readString(Path.of(secretFile)).strip();
-      } catch (java.io.IOException | RuntimeException e) {
-        throw new UsageException("--oauth-client-secret-file " + secretFile + ": cannot be read (" + e.getMessage() + ")", ExitCodes.USAGE);
-      }
-    } else if (clientId != null) {
-      secret = env.get("MCP_STDIO_OAUTH_CLIENT_SECRET");
-    }
-    if (secret != null && secret.isEmpty()) {
-      secret = null;
-    }
+    String secret = secret(secretFile, "--oauth-client-secret-file", clientId == null ? null : env.get("MCP_STDIO_OAUTH_CLIENT_SECRET"));
     if ((clientId == null) != (secret == null)) {
       throw new UsageException(clientId == null ? "--oauth-client-secret-file needs --oauth-client-id"
           : "--oauth-client-id needs its secret: --oauth-client-secret-file or $MCP_STDIO_OAUTH_CLIENT_SECRET", ExitCodes.USAGE);
@@ -309,7 +345,7 @@ final class ServeCommand {
   }
 
   /** {@code --enable-oauth} and the flags that go with it. */
-  private static ServeConfig.EmbeddedOAuth oauth(ParseResult r, String host, URI publicUrl, Log log) throws UsageException {
+  private static ServeConfig.EmbeddedOAuth oauth(ParseResult r, Map<String, String> env, String host, URI publicUrl, Log log) throws UsageException {
     boolean enabled = r.hasMatchedOption("--enable-oauth");
     if (enabled && publicUrl == null && !r.hasMatchedOption("--trust-proxy-headers") && !dev.mcpstdio.net.Hosts.isLoopback(host)) {
       throw new UsageException("--enable-oauth on " + host + " needs --public-url (or --trust-proxy-headers behind a proxy):"
@@ -326,6 +362,13 @@ final class ServeCommand {
     }
     if (store != null && store.isBlank()) {
       throw new UsageException("--token-store needs a file name", ExitCodes.USAGE);
+    }
+    dev.mcpstdio.serve.auth.FederationSettings login = federatedLogin(r, env, log);
+    if (login != null && !enabled) {
+      throw new UsageException("--login-oidc needs --enable-oauth", ExitCodes.USAGE);
+    }
+    if (login != null && devUser != null) {
+      throw new UsageException("--login-oidc and --dev-user: the dev user would sign everybody in before the provider could", ExitCodes.USAGE);
     }
     if (devUser != null && !ServeConfig.EmbeddedOAuth.isUserName(devUser)) {
       throw new UsageException("--dev-user must be 1 to 256 characters without control characters", ExitCodes.USAGE);
@@ -352,11 +395,11 @@ final class ServeCommand {
     if (enabled && devUser != null) {
       log.warn("--dev-user signs every authorization in as " + devUser + ": for local tests only");
     }
-    if (enabled && devUser == null && header == null) {
+    if (enabled && devUser == null && header == null && login == null) {
       log.warn("--enable-oauth without --trusted-user-header or --dev-user: nobody can sign in, every authorization is denied");
     }
     return enabled ? new ServeConfig.EmbeddedOAuth(true, devUser, header, java.util.Set.copyOf(allowed), ttl,
-        store == null ? null : Path.of(store)) : ServeConfig.EmbeddedOAuth.OFF;
+        store == null ? null : Path.of(store), login) : ServeConfig.EmbeddedOAuth.OFF;
   }
 
   /**

@@ -78,9 +78,11 @@ public record ServeConfig(
    *     ({@code --allow-redirect-uri}: a hosted client's callback)
    * @param accessTokenTtl how long an access token lives ({@code --access-token-ttl})
    * @param tokenStore where its clients and grants outlive a restart ({@code --token-store}), or null: in memory only
+   * @param login the OpenID Connect provider users sign in at when no trusted header names them
+   *     ({@code --login-oidc}), or null
    */
   public record EmbeddedOAuth(boolean enabled, String devUser, String trustedUserHeader, java.util.Set<String> allowedRedirectUris,
-      Duration accessTokenTtl, java.nio.file.Path tokenStore) {
+      Duration accessTokenTtl, java.nio.file.Path tokenStore, dev.mcpstdio.serve.auth.FederationSettings login) {
     public static final EmbeddedOAuth OFF = new EmbeddedOAuth(false, null, null, java.util.Set.of(), Duration.ofHours(1));
 
     public EmbeddedOAuth {
@@ -90,7 +92,13 @@ public record ServeConfig(
     /** In memory only. */
     public EmbeddedOAuth(boolean enabled, String devUser, String trustedUserHeader, java.util.Set<String> allowedRedirectUris,
         Duration accessTokenTtl) {
-      this(enabled, devUser, trustedUserHeader, allowedRedirectUris, accessTokenTtl, null);
+      this(enabled, devUser, trustedUserHeader, allowedRedirectUris, accessTokenTtl, null, null);
+    }
+
+    /** Without federated login. */
+    public EmbeddedOAuth(boolean enabled, String devUser, String trustedUserHeader, java.util.Set<String> allowedRedirectUris,
+        Duration accessTokenTtl, java.nio.file.Path tokenStore) {
+      this(enabled, devUser, trustedUserHeader, allowedRedirectUris, accessTokenTtl, tokenStore, null);
     }
 
     /** {@link dev.mcpstdio.serve.http.Principals#isUserName}: one rule for every source of user names. */

@@ -101,7 +101,8 @@ public final class ServeGateway implements AutoCloseable {
         config.oauth().allowedRedirectUris(), System::currentTimeMillis) : null;
     this.oauth = config.oauth().enabled() ? new AuthorizationEndpoints(grants,
         config.connections().bodyTimeout(), request -> Origins.effective(request, config) + config.pathPrefix(),
-        new SignedInUser(config.oauth())::of, config.path(), log.tagged("oauth")) : null;
+        new SignedInUser(config.oauth())::of, config.path(), log.tagged("oauth"), config.oauth().login(),
+        config.oauth().login() == null ? null : providerHttp()) : null;
     this.provider = config.identityProvider() == null ? null
         : new ExternalTokens(config.identityProvider(), providerHttp(), System::currentTimeMillis, log.tagged("oauth"));
     this.tokens = oauth != null ? oauth : provider;
@@ -253,6 +254,9 @@ public final class ServeGateway implements AutoCloseable {
       routes.exact(AuthorizationEndpoints.TOKEN, MethodHandler.on("POST", oauth::token).build());
       routes.exact(AuthorizationEndpoints.REGISTER, MethodHandler.on("POST", oauth::register).build());
       routes.exact(AuthorizationEndpoints.REVOKE, MethodHandler.on("POST", oauth::revoke).build());
+      if (config.oauth().login() != null) {
+        routes.exact(AuthorizationEndpoints.OIDC_CALLBACK, MethodHandler.on("GET", oauth::oidcCallback).build());
+      }
     }
     return new AccessLog(log, new HostOriginGuard(guard, log, routes));
   }

@@ -552,6 +552,25 @@ class ServeCommandTest {
     }
 
     @org.junit.jupiter.api.Test
+    void federatedLoginAndItsClient(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+      java.nio.file.Path secret = dir.resolve("secret");
+      java.nio.file.Files.writeString(secret, "oidc-secret\n");
+      ServeConfig.EmbeddedOAuth o = parse("--enable-oauth", "--login-oidc", "https://login.example/realms/corp",
+          "--login-oidc-client-id", "gw", "--login-oidc-client-secret-file", secret.toString(), "--", "cat").oauth();
+      assertThat(o.login()).isEqualTo(new dev.mcpstdio.serve.auth.FederationSettings("https://login.example/realms/corp", "gw", "oidc-secret"));
+      assertThat(logText()).doesNotContain("nobody can sign in").doesNotContain("oidc-secret");
+      assertThat(usageError("--login-oidc", "https://login.example", "--login-oidc-client-id", "gw", "--login-oidc-client-secret-file",
+          secret.toString(), "--", "cat").getMessage()).contains("needs --enable-oauth");
+      assertThat(usageError("--enable-oauth", "--login-oidc", "https://login.example", "--", "cat").getMessage())
+          .contains("--login-oidc-client-id");
+      assertThat(usageError("--enable-oauth", "--login-oidc", "https://login.example", "--login-oidc-client-id", "gw", "--", "cat")
+          .getMessage()).contains("secret");
+      assertThat(usageError("--enable-oauth", "--dev-user", "d", "--login-oidc", "https://login.example", "--login-oidc-client-id", "gw",
+          "--login-oidc-client-secret-file", secret.toString(), "--", "cat").getMessage()).contains("--dev-user");
+      assertThat(usageError("--enable-oauth", "--login-oidc", "http://login.example", "--", "cat").getMessage()).contains("plain http");
+    }
+
+    @org.junit.jupiter.api.Test
     void perOwnerBoundsAndTheUserEnvironment() throws UsageException {
       assertThat(parse("--", "cat").owners()).isEqualTo(ServeConfig.Owners.NONE);
       assertThat(parse("--enable-oauth", "--max-sessions-per-owner", "3", "--user-env", "MCP_USER", "--", "cat").owners())

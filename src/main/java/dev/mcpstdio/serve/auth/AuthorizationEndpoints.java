@@ -41,6 +41,7 @@ public final class AuthorizationEndpoints implements AccessTokens {
   private final Function<Request, String> user;
   private final String mcpPath;
   private final Log log;
+  private final FederatedLogin federated; // null without --login-oidc
 
   /**
    * @param issuer the issuer URL for a request (origin and the public URL's path, no trailing slash)
@@ -49,6 +50,16 @@ public final class AuthorizationEndpoints implements AccessTokens {
    */
   public AuthorizationEndpoints(Grants grants, Duration bodyTimeout, Function<Request, String> issuer,
       Function<Request, String> user, String mcpPath, Log log) {
+    this(grants, bodyTimeout, issuer, user, mcpPath, log, null, null);
+  }
+
+  /**
+   * The same, signing users in at an OpenID Connect provider ({@code federation}, over {@code http})
+   * when {@code user} names nobody.
+   */
+  public AuthorizationEndpoints(Grants grants, Duration bodyTimeout, Function<Request, String> issuer,
+      Function<Request, String> user, String mcpPath, Log log, FederationSettings federation, dev.mcpstdio.oauth.OAuthHttp http) {
+    this.federated = federation == null ? null : new FederatedLogin(federation, http, grants, System::currentTimeMillis, log);
     this.grants = grants;
     this.bodies = new RequestBodies(MAX_BODY, bodyTimeout);
     this.issuer = issuer;
@@ -62,6 +73,8 @@ public final class AuthorizationEndpoints implements AccessTokens {
   public static final String TOKEN = "/token";
   public static final String REGISTER = "/register";
   public static final String REVOKE = "/revoke";
+  /** Where an OpenID Connect provider sends the browser back ({@code --login-oidc}). */
+  public static final String OIDC_CALLBACK = FederatedLogin.CALLBACK;
 
   /** The resource URL (RFC 8707) for a request: the issuer and the MCP path. */
   public String resource(Request request) {
@@ -176,8 +189,20 @@ public final class AuthorizationEndpoints implements AccessTokens {
     String iss = issuer.apply(request);
     AuthorizationRequest r = new AuthorizationRequest(q.get("client_id"), q.get("redirect_uri"), q.get("response_type"),
         q.get("code_challenge"), q.get("code_challenge_method"), q.get("scope"), q.get("resource"), user.apply(request));
-    AuthorizeOutcome outcome = grants.authorize(r, iss + mcpPath);
     noStore(response);
+    if (r.user() == null && federated != null) {
+      AuthorizeOutcome problem = grants.check(r, iss + mcpPath);
+      if (problem == null) {
+        try {
+          follow(response, callback, federated.begin(r, q.get("state"), iss, iss + mcpPath));
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          oauthError(response, callback, 503, "temporarily_unavailable", "interrupted");
+        }
+        return;
+      }
+    }
+    AuthorizeOutcome outcome = grants.authorize(r, iss + mcpPath);
     switch (outcome) {
       case AuthorizeOutcome.Refused refused -> {
         log.warn("authorization request refused without redirect: " + refused.description());
@@ -190,14 +215,43 @@ public final class AuthorizationEndpoints implements AccessTokens {
     }
   }
 
+  /** {@code GET <issuer path>/oidc/callback}: the provider's answer to a sign-in {@link #authorize} began. */
+  public void oidcCallback(Request request, Response response, Callback callback) throws InterruptedException {
+    noStore(response);
+    String query = request.getHttpURI().getQuery();
+    String repeated = repeated(query);
+    if (federated == null || repeated != null) {
+      oauthError(response, callback, federated == null ? 404 : 400, "invalid_request",
+          federated == null ? "not found" : "parameter repeated: " + repeated);
+      return;
+    }
+    follow(response, callback, federated.callback(FormEncoding.decode(query)));
+  }
+
+  private static void follow(Response response, Callback callback, FederatedLogin.Step step) {
+    switch (step) {
+      case FederatedLogin.Step.Redirect to -> redirect(response, callback, to.location());
+      case FederatedLogin.Step.Refused refused -> oauthError(response, callback, refused.status(), refused.error(), refused.description());
+    }
+  }
+
   private static void redirect(Response response, Callback callback, String to, String state, String iss, Map<String, String> params) {
+    redirect(response, callback, redirectUrl(to, state, iss, params));
+  }
+
+  private static void redirect(Response response, Callback callback, String location) {
+    response.getHeaders().put(HttpHeader.LOCATION, location);
+    Replies.empty(response, callback, 302);
+  }
+
+  /** The client's redirect URI with {@code params}, its {@code state} and the {@code iss} of RFC 9207. */
+  static String redirectUrl(String to, String state, String iss, Map<String, String> params) {
     Map<String, String> all = new LinkedHashMap<>(params);
     if (state != null) {
       all.put("state", state);
     }
     all.put("iss", iss);
-    response.getHeaders().put(HttpHeader.LOCATION, to + (to.indexOf('?') < 0 ? "?" : "&") + FormEncoding.encode(all));
-    Replies.empty(response, callback, 302);
+    return to + (to.indexOf('?') < 0 ? "?" : "&") + FormEncoding.encode(all);
   }
 
   // RFC 6749 sections 4.1.3 and 6 ------------------------------------------------------------------

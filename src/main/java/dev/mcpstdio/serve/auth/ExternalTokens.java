@@ -18,12 +18,11 @@ import java.util.function.LongSupplier;
  * and the gateway client credentials for it. The principal is the token's {@code sub}; a token
  * without every {@code --require-scope} is answered 403 {@code insufficient_scope}.
  *
- * <p>The provider's metadata is fetched at the first token and kept; while it cannot be had,
- * tokens are answered 503 and it is asked again at most every {@link #RETRY_MILLIS}.
+ * <p>The provider's metadata is fetched at the first token and kept ({@link ProviderLink}); while it
+ * cannot be had, tokens are answered 503 and it is asked again at most every
+ * {@link ProviderLink#RETRY_MILLIS}.
  */
 public final class ExternalTokens implements AccessTokens {
-
-  static final long RETRY_MILLIS = 5_000;
 
   /**
    * @param issuer the provider's issuer, exactly as its tokens and metadata name it
@@ -48,21 +47,14 @@ public final class ExternalTokens implements AccessTokens {
   }
 
   private final Settings settings;
-  private final OAuthHttp http;
+  private final ProviderLink link;
   private final LongSupplier clock;
-  private final Log log;
-  private ProviderMetadata metadata; // guarded by this
-  private JwtAccessTokens jwts; // guarded by this; null when the provider publishes no keys
-  private Introspection introspection; // guarded by this; null without an endpoint or credentials
-  private long lastFailure = Long.MIN_VALUE; // guarded by this
-  private String failure; // guarded by this
-  private String logged; // the last problem logged, guarded by this
+  private volatile Introspection introspection; // made with the link, when it has an endpoint and credentials
 
   public ExternalTokens(Settings settings, OAuthHttp http, LongSupplier clock, Log log) {
     this.settings = settings;
-    this.http = http;
+    this.link = new ProviderLink(settings.issuer(), http, clock, log);
     this.clock = clock;
-    this.log = log;
   }
 
   public String issuer() {
@@ -76,18 +68,18 @@ public final class ExternalTokens implements AccessTokens {
 
   @Override
   public TokenVerdict verify(String token, String resource) throws InterruptedException {
-    String problem = ready();
-    if (problem != null) {
-      return new TokenVerdict.Unavailable(problem);
+    ProviderLink.Linked linked = link.get();
+    if (linked == null) {
+      return new TokenVerdict.Unavailable("the identity provider cannot be reached or used");
     }
     String audience = settings.audience() != null ? settings.audience() : resource;
     TokenVerdict verdict;
     List<String> scopes;
     if (JwtAccessTokens.isJwt(token)) {
-      if (jwts() == null) {
+      if (linked.jwts() == null) {
         return new TokenVerdict.Rejected("the provider publishes no keys (jwks_uri) to check a JWT with");
       }
-      JwtAccessTokens.Checked checked = jwts().check(token, audience);
+      JwtAccessTokens.Checked checked = linked.jwts().check(token, audience);
       if (checked.failure() != null) {
         return checked.failure();
       }
@@ -98,7 +90,7 @@ public final class ExternalTokens implements AccessTokens {
       verdict = new TokenVerdict.Accepted(user);
       scopes = scopesOf(checked.claims());
     } else {
-      Introspection i = introspection();
+      Introspection i = introspection(linked.metadata());
       if (i == null) {
         return new TokenVerdict.Rejected("not a JWT, and the provider cannot be asked about other tokens"
             + " (no introspection endpoint, or no --oauth-client-id)");
@@ -131,41 +123,18 @@ public final class ExternalTokens implements AccessTokens {
     return new ArrayList<>(out);
   }
 
-  private synchronized JwtAccessTokens jwts() {
-    return jwts;
-  }
-
-  private synchronized Introspection introspection() {
-    return introspection;
-  }
-
-  /** Null once the provider's metadata is known; else why tokens cannot be checked now. */
-  private synchronized String ready() throws InterruptedException {
-    if (metadata != null) {
-      return null;
-    }
-    long now = clock.getAsLong();
-    if (failure != null && now - lastFailure < RETRY_MILLIS) {
-      return failure;
-    }
-    try {
-      ProviderMetadata m = ProviderMetadata.fetch(http, settings.issuer());
-      jwts = m.jwksUri() == null ? null : new JwtAccessTokens(settings.issuer(), m.jwksUri(), new OAuthHttpRetriever(http));
-      introspection = m.introspectionEndpoint() == null || settings.clientId() == null ? null
-          : new Introspection(http, m.introspectionEndpoint(), settings.issuer(), settings.clientId(), settings.clientSecret(), clock);
-      metadata = m;
-      log.info("identity provider " + settings.issuer() + ": " + (jwts == null ? "no key set" : "keys at " + m.jwksUri())
-          + ", " + (introspection == null ? "no introspection" : "introspection at " + m.introspectionEndpoint()));
-      failure = null;
-      return null;
-    } catch (ProviderMetadata.Unusable e) {
-      if (!e.getMessage().equals(logged)) { // once per distinct problem, not every retry
-        logged = e.getMessage();
-        log.warn("identity provider " + settings.issuer() + " cannot be used yet: " + e.getMessage());
+  /** The introspection of the provider's endpoint with this gateway's credentials; null without either. */
+  private Introspection introspection(ProviderMetadata metadata) {
+    Introspection i = introspection;
+    if (i == null && metadata.introspectionEndpoint() != null && settings.clientId() != null) {
+      synchronized (this) {
+        if (introspection == null) {
+          introspection = new Introspection(link.http(), metadata.introspectionEndpoint(), settings.issuer(), settings.clientId(),
+              settings.clientSecret(), clock);
+        }
+        i = introspection;
       }
-      failure = "the identity provider cannot be reached or used";
-      lastFailure = now;
-      return failure;
     }
+    return i;
   }
 }

@@ -174,6 +174,33 @@ public final class Grants {
    * and its tokens are bound to it.
    */
   public AuthorizeOutcome authorize(AuthorizationRequest r, String thisResource) {
+    AuthorizeOutcome problem = check(r, thisResource);
+    if (problem != null) {
+      return problem;
+    }
+    if (r.user() == null || r.user().isEmpty()) {
+      return new AuthorizeOutcome.RedirectError("access_denied", "no signed-in user");
+    }
+    RegisteredClient client = client(r.clientId());
+    if (client == null) { // gone since the check (a login at another provider took its time)
+      return new AuthorizeOutcome.Refused("unknown client_id");
+    }
+    String resource = withoutTrailingSlash(thisResource);
+    String code = OpaqueTokens.family() + "." + OpaqueTokens.fresh();
+    long now = clock.getAsLong();
+    synchronized (this) {
+      codes.put(OpaqueTokens.key(code), new Code(client.clientId(), r.redirectUri(), r.codeChallenge(), r.user(),
+          blankToNull(r.scope()), resource, now + settings.codeTtl().toMillis()), now);
+    }
+    changed.run();
+    return new AuthorizeOutcome.Issued(code);
+  }
+
+  /**
+   * Whether {@code r} is a request this server can grant once a user is signed in: null when it
+   * is, else the outcome that refuses it (the user is not looked at: a login elsewhere may follow).
+   */
+  public AuthorizeOutcome check(AuthorizationRequest r, String thisResource) {
     RegisteredClient client = client(r.clientId());
     if (client == null) {
       return new AuthorizeOutcome.Refused("unknown client_id");
@@ -200,17 +227,7 @@ public final class Grants {
     if (r.resource() != null && !withoutTrailingSlash(r.resource()).equals(resource)) {
       return new AuthorizeOutcome.RedirectError("invalid_target", "resource is not this server's");
     }
-    if (r.user() == null || r.user().isEmpty()) {
-      return new AuthorizeOutcome.RedirectError("access_denied", "no signed-in user");
-    }
-    String code = OpaqueTokens.family() + "." + OpaqueTokens.fresh();
-    long now = clock.getAsLong();
-    synchronized (this) {
-      codes.put(OpaqueTokens.key(code), new Code(client.clientId(), r.redirectUri(), r.codeChallenge(), r.user(),
-          blankToNull(r.scope()), resource, now + settings.codeTtl().toMillis()), now);
-    }
-    changed.run();
-    return new AuthorizeOutcome.Issued(code);
+    return null;
   }
 
   // the token endpoint ----------------------------------------------------------------------

@@ -176,7 +176,7 @@ class ExternalTokensTest {
       assertThat(logged.toString()).contains("names issuer 'https://evil.example/realm'");
       declaredIssuer.set(null);
       assertThat(t.verify(sign(claims().build()), AUDIENCE)).as("within the retry pause").isInstanceOf(TokenVerdict.Unavailable.class);
-      now.addAndGet(ExternalTokens.RETRY_MILLIS);
+      now.addAndGet(ProviderLink.RETRY_MILLIS);
       assertThat(t.verify(sign(claims().build()), AUDIENCE)).as("after it").isInstanceOf(TokenVerdict.Accepted.class);
     }
 

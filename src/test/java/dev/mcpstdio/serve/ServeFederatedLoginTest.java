@@ -1,0 +1,105 @@
+package dev.mcpstdio.serve;
+
+import static dev.mcpstdio.serve.EmbeddedSignIn.REDIRECT;
+import static dev.mcpstdio.serve.ServeHarness.INIT;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.mcpstdio.oauth.FormEncoding;
+import dev.mcpstdio.oauth.Pkce;
+import dev.mcpstdio.serve.auth.FederationSettings;
+import java.net.InetAddress;
+import java.net.URI;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import no.nav.security.mock.oauth2.MockOAuth2Server;
+import no.nav.security.mock.oauth2.token.DefaultOAuth2TokenCallback;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code --login-oidc}: the embedded authorization server signs its users in at a real OpenID
+ * Connect provider on loopback ({@code mock-oauth2-server}), the browser following every redirect:
+ * client, gateway, provider, gateway, client. The provider's ID token decides who the user is;
+ * a callback nobody began, or one replayed, signs nobody in (the ID token's own rules:
+ * {@code dev.mcpstdio.serve.auth.FederatedLoginTest}).
+ */
+class ServeFederatedLoginTest {
+
+  private final MockOAuth2Server idp = new MockOAuth2Server();
+
+  @BeforeEach
+  void start() {
+    idp.start(InetAddress.getLoopbackAddress(), 0);
+  }
+
+  @AfterEach
+  void stop() {
+    idp.shutdown();
+  }
+
+  private String issuer() {
+    String url = idp.issuerUrl("corp").toString();
+    return url.endsWith("/") ? url.substring(0, url.length() - 1) : url;
+  }
+
+  private ServeHarness serve() throws Exception {
+    return ServeHarness.start(ServeHarness.config(new dev.mcpstdio.process.ChildSpec(List.of("/bin/sh", "-c", ServeSessionOwnershipTest.CHILD)))
+        .withOAuth(new ServeConfig.EmbeddedOAuth(true, null, null, Set.of(), Duration.ofHours(1), null,
+            new FederationSettings(issuer(), "mcp-gateway", "gateway-secret"))));
+  }
+
+  private static String location(HttpResponse<String> r) {
+    assertThat(r.statusCode()).as(r.body()).isEqualTo(302);
+    return r.headers().firstValue("Location").orElseThrow();
+  }
+
+  @Test
+  void aUserSignsInAtTheProviderAndTheClientGetsItsCode() throws Exception {
+    idp.enqueueCallback(new DefaultOAuth2TokenCallback("corp", "carol", "JWT", null, Map.of()));
+    try (ServeHarness serve = serve()) {
+      String base = "http://127.0.0.1:" + serve.gateway.port();
+      String clientId = EmbeddedSignIn.register(base);
+      Pkce pkce = Pkce.create();
+      String toProvider = location(EmbeddedSignIn.get(EmbeddedSignIn.authorizeUrl(base, clientId, pkce, REDIRECT)));
+      assertThat(toProvider).startsWith(issuer() + "/authorize?");
+      Map<String, String> asked = FormEncoding.decode(URI.create(toProvider).getRawQuery());
+      assertThat(asked).containsEntry("client_id", "mcp-gateway").containsEntry("redirect_uri", base + "/oidc/callback")
+          .containsEntry("scope", "openid").containsEntry("code_challenge_method", "S256").containsKeys("state", "nonce");
+
+      String toGateway = location(EmbeddedSignIn.get(toProvider));
+      assertThat(toGateway).startsWith(base + "/oidc/callback?");
+      String toClient = location(EmbeddedSignIn.get(toGateway));
+      assertThat(toClient).startsWith(REDIRECT + "?");
+      Map<String, String> back = FormEncoding.decode(URI.create(toClient).getRawQuery());
+      assertThat(back).containsEntry("state", "st-1").containsEntry("iss", base).containsKey("code");
+
+      Map<String, String> tokens = EmbeddedSignIn.object(EmbeddedSignIn.form(base + "/token", Map.of("grant_type", "authorization_code",
+          "code", back.get("code"), "client_id", clientId, "redirect_uri", REDIRECT, "code_verifier", pkce.verifier())).body());
+      HttpResponse<String> init = serve.post(null, INIT, false, "Authorization", "Bearer " + tokens.get("access_token"));
+      assertThat(init.statusCode()).as(init.body()).isEqualTo(200);
+
+      HttpResponse<String> replayed = EmbeddedSignIn.get(toGateway);
+      assertThat(replayed.statusCode()).as("the provider's answer is single use").isEqualTo(400);
+      assertThat(EmbeddedSignIn.get(base + "/oidc/callback?state=made-up&code=x").statusCode()).isEqualTo(400);
+      assertThat(serve.log()).doesNotContain("gateway-secret");
+    }
+  }
+
+  @Test
+  void aBadRequestIsRefusedBeforeTheBrowserLeaves() throws Exception {
+    try (ServeHarness serve = serve()) {
+      String base = "http://127.0.0.1:" + serve.gateway.port();
+      String clientId = EmbeddedSignIn.register(base);
+      String plain = EmbeddedSignIn.authorizeUrl(base, clientId, Pkce.create(), REDIRECT).replace("code_challenge_method=S256",
+          "code_challenge_method=plain");
+      Map<String, String> back = FormEncoding.decode(URI.create(location(EmbeddedSignIn.get(plain))).getRawQuery());
+      assertThat(back).containsEntry("error", "invalid_request");
+      assertThat(EmbeddedSignIn.get(EmbeddedSignIn.authorizeUrl(base, "unknown-client", Pkce.create(), REDIRECT)).statusCode())
+          .isEqualTo(400);
+    }
+  }
+}
