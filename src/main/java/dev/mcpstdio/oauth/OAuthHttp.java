@@ -23,8 +23,8 @@ public final class OAuthHttp {
   /** An OAuth answer larger than this is refused (1 MiB; metadata and tokens are kilobytes). */
   static final int MAX_BODY = 1 << 20;
 
-  /** One answer: status, content type, the WWW-Authenticate values, and the body. */
-  public record Answer(int status, String contentType, List<String> challenges, byte[] body) {
+  /** One answer: status, content type, the WWW-Authenticate values, the body, and its Cache-Control (or null). */
+  public record Answer(int status, String contentType, List<String> challenges, byte[] body, String cacheControl) {
     boolean ok() {
       return status / 100 == 2;
     }
@@ -87,7 +87,7 @@ public final class OAuthHttp {
       body = readBounded(in);
     }
     return new Answer(r.statusCode(), r.headers().firstValue("Content-Type").orElse(null),
-        r.headers().allValues("WWW-Authenticate"), body);
+        r.headers().allValues("WWW-Authenticate"), body, r.headers().firstValue("Cache-Control").orElse(null));
   }
 
   private static byte[] readBounded(InputStream in) throws IOException {

@@ -101,8 +101,7 @@ public final class ServeGateway implements AutoCloseable {
         config.oauth().allowedRedirectUris(), System::currentTimeMillis) : null;
     this.oauth = config.oauth().enabled() ? new AuthorizationEndpoints(grants,
         config.connections().bodyTimeout(), request -> Origins.effective(request, config) + config.pathPrefix(),
-        new SignedInUser(config.oauth())::of, config.path(), log.tagged("oauth"), config.oauth().login(),
-        config.oauth().login() == null ? null : providerHttp()) : null;
+        new SignedInUser(config.oauth())::of, config.path(), log.tagged("oauth"), config.oauth().login(), providerHttp()) : null;
     this.provider = config.identityProvider() == null ? null
         : new ExternalTokens(config.identityProvider(), providerHttp(), System::currentTimeMillis, log.tagged("oauth"));
     this.tokens = oauth != null ? oauth : provider;

@@ -6,6 +6,7 @@ import dev.mcpstdio.oauth.FormEncoding;
 import dev.mcpstdio.serve.http.Replies;
 import dev.mcpstdio.serve.http.RequestBodies;
 import dev.mcpstdio.stdio.Log;
+import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -42,6 +43,7 @@ public final class AuthorizationEndpoints implements AccessTokens {
   private final String mcpPath;
   private final Log log;
   private final FederatedLogin federated; // null without --login-oidc
+  private final ClientDocuments documents; // null without an HTTP client to fetch them with
 
   /**
    * @param issuer the issuer URL for a request (origin and the public URL's path, no trailing slash)
@@ -54,12 +56,15 @@ public final class AuthorizationEndpoints implements AccessTokens {
   }
 
   /**
-   * The same, signing users in at an OpenID Connect provider ({@code federation}, over {@code http})
-   * when {@code user} names nobody.
+   * The same, fetching client ID metadata documents over {@code http} (null: no such clients),
+   * and signing users in at an OpenID Connect provider ({@code federation}, or null) when
+   * {@code user} names nobody.
    */
   public AuthorizationEndpoints(Grants grants, Duration bodyTimeout, Function<Request, String> issuer,
       Function<Request, String> user, String mcpPath, Log log, FederationSettings federation, dev.mcpstdio.oauth.OAuthHttp http) {
     this.federated = federation == null ? null : new FederatedLogin(federation, http, grants, System::currentTimeMillis, log);
+    this.documents = http == null ? null : new ClientDocuments(http, grants.allowedRedirects(), System::currentTimeMillis, log,
+        InetAddress::getAllByName);
     this.grants = grants;
     this.bodies = new RequestBodies(MAX_BODY, bodyTimeout);
     this.issuer = issuer;
@@ -112,7 +117,8 @@ public final class AuthorizationEndpoints implements AccessTokens {
         + ",\"code_challenge_methods_supported\":[\"S256\"]"
         + ",\"token_endpoint_auth_methods_supported\":[\"none\"]"
         + ",\"revocation_endpoint_auth_methods_supported\":[\"none\"]"
-        + ",\"authorization_response_iss_parameter_supported\":true}";
+        + ",\"authorization_response_iss_parameter_supported\":true"
+        + (documents == null ? "" : ",\"client_id_metadata_document_supported\":true") + "}";
     response.getHeaders().put(HttpHeader.ACCESS_CONTROL_ALLOW_ORIGIN, "*");
     discoveryHeaders(response);
     Replies.text(response, callback, 200, "application/json", body);
@@ -177,7 +183,7 @@ public final class AuthorizationEndpoints implements AccessTokens {
 
   // RFC 6749 section 4.1.1 -----------------------------------------------------------------------
 
-  public void authorize(Request request, Response response, Callback callback) {
+  public void authorize(Request request, Response response, Callback callback) throws InterruptedException {
     String query = request.getHttpURI().getQuery();
     String repeated = repeated(query);
     if (repeated != null) { // which client_id or redirect_uri counts is unclear: no redirect
@@ -190,19 +196,27 @@ public final class AuthorizationEndpoints implements AccessTokens {
     AuthorizationRequest r = new AuthorizationRequest(q.get("client_id"), q.get("redirect_uri"), q.get("response_type"),
         q.get("code_challenge"), q.get("code_challenge_method"), q.get("scope"), q.get("resource"), user.apply(request));
     noStore(response);
-    if (r.user() == null && federated != null) {
-      AuthorizeOutcome problem = grants.check(r, iss + mcpPath);
-      if (problem == null) {
-        try {
-          follow(response, callback, federated.begin(r, q.get("state"), iss, iss + mcpPath));
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          oauthError(response, callback, 503, "temporarily_unavailable", "interrupted");
+    RegisteredClient client;
+    if (documents != null && ClientDocuments.isDocumentUrl(r.clientId())) {
+      switch (documents.resolve(r.clientId())) {
+        case ClientDocuments.Resolved.Client c -> client = c.client();
+        case ClientDocuments.Resolved.Refused refused -> {
+          log.warn("authorization request refused without redirect: " + refused.reason());
+          oauthError(response, callback, 400, "invalid_request", "client metadata document: " + refused.reason());
+          return;
         }
+      }
+    } else {
+      client = grants.client(r.clientId());
+    }
+    if (r.user() == null && federated != null) {
+      AuthorizeOutcome problem = grants.check(r, iss + mcpPath, client);
+      if (problem == null) {
+        follow(response, callback, federated.begin(r, client, q.get("state"), iss, iss + mcpPath));
         return;
       }
     }
-    AuthorizeOutcome outcome = grants.authorize(r, iss + mcpPath);
+    AuthorizeOutcome outcome = grants.authorize(r, iss + mcpPath, client);
     switch (outcome) {
       case AuthorizeOutcome.Refused refused -> {
         log.warn("authorization request refused without redirect: " + refused.description());

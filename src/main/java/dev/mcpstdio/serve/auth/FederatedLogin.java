@@ -39,7 +39,7 @@ final class FederatedLogin {
   static final long PENDING_MILLIS = 10 * 60_000;
 
   /** A login sent to the provider: the client's request, and what the provider must send back. */
-  private record Pending(AuthorizationRequest request, String clientState, String iss, String resource, String nonce,
+  private record Pending(AuthorizationRequest request, RegisteredClient client, String clientState, String iss, String resource, String nonce,
       String verifier, long expiresAt) implements BoundedStore.Expiring {}
 
   /** Where the browser goes next. */
@@ -70,10 +70,11 @@ final class FederatedLogin {
   }
 
   /**
-   * Sends the browser to the provider for {@code r} (a request {@link Grants#check} found good),
+   * Sends the browser to the provider for {@code r} of {@code client} (a request {@link Grants#check} found good),
    * to come back to {@code iss + CALLBACK}.
    */
-  Step begin(AuthorizationRequest r, String clientState, String iss, String resource) throws InterruptedException {
+  Step begin(AuthorizationRequest r, RegisteredClient client, String clientState, String iss, String resource)
+      throws InterruptedException {
     ProviderLink.Linked linked = link.get();
     if (linked == null || linked.metadata().authorizationEndpoint() == null || linked.metadata().tokenEndpoint() == null
         || linked.jwts() == null) {
@@ -84,7 +85,7 @@ final class FederatedLogin {
     Pkce pkce = Pkce.create();
     long now = clock.getAsLong();
     synchronized (pending) {
-      pending.put(OpaqueTokens.key(state), new Pending(r, clientState, iss, resource, nonce, pkce.verifier(), now + PENDING_MILLIS), now);
+      pending.put(OpaqueTokens.key(state), new Pending(r, client, clientState, iss, resource, nonce, pkce.verifier(), now + PENDING_MILLIS), now);
     }
     Map<String, String> q = new LinkedHashMap<>();
     q.put("response_type", "code");
@@ -126,7 +127,7 @@ final class FederatedLogin {
     }
     AuthorizationRequest r = p.request();
     AuthorizeOutcome outcome = grants.authorize(new AuthorizationRequest(r.clientId(), r.redirectUri(), r.responseType(),
-        r.codeChallenge(), r.codeChallengeMethod(), r.scope(), r.resource(), user), p.resource());
+        r.codeChallenge(), r.codeChallengeMethod(), r.scope(), r.resource(), user), p.resource(), p.client());
     return switch (outcome) {
       case AuthorizeOutcome.Issued issued -> new Step.Redirect(AuthorizationEndpoints.redirectUrl(r.redirectUri(), p.clientState(), p.iss(),
           Map.of("code", issued.code())));

@@ -174,16 +174,20 @@ public final class Grants {
    * and its tokens are bound to it.
    */
   public AuthorizeOutcome authorize(AuthorizationRequest r, String thisResource) {
-    AuthorizeOutcome problem = check(r, thisResource);
+    return authorize(r, thisResource, client(r.clientId()));
+  }
+
+  /**
+   * {@link #authorize} for {@code client} (a registered one, or one its metadata document
+   * describes; null for none).
+   */
+  public AuthorizeOutcome authorize(AuthorizationRequest r, String thisResource, RegisteredClient client) {
+    AuthorizeOutcome problem = check(r, thisResource, client);
     if (problem != null) {
       return problem;
     }
     if (r.user() == null || r.user().isEmpty()) {
       return new AuthorizeOutcome.RedirectError("access_denied", "no signed-in user");
-    }
-    RegisteredClient client = client(r.clientId());
-    if (client == null) { // gone since the check (a login at another provider took its time)
-      return new AuthorizeOutcome.Refused("unknown client_id");
     }
     String resource = withoutTrailingSlash(thisResource);
     String code = OpaqueTokens.family() + "." + OpaqueTokens.fresh();
@@ -201,8 +205,12 @@ public final class Grants {
    * is, else the outcome that refuses it (the user is not looked at: a login elsewhere may follow).
    */
   public AuthorizeOutcome check(AuthorizationRequest r, String thisResource) {
-    RegisteredClient client = client(r.clientId());
-    if (client == null) {
+    return check(r, thisResource, client(r.clientId()));
+  }
+
+  /** {@link #check} for {@code client} (null for none). */
+  public AuthorizeOutcome check(AuthorizationRequest r, String thisResource, RegisteredClient client) {
+    if (client == null || !client.clientId().equals(r.clientId())) {
       return new AuthorizeOutcome.Refused("unknown client_id");
     }
     if (client.redirectUris().stream().noneMatch(registered -> RedirectUris.matches(registered, r.redirectUri()))) {

@@ -93,7 +93,7 @@ class FederatedLoginTest {
     RegisteredClient client = grants.register(List.of(REDIRECT));
     AuthorizationRequest r = new AuthorizationRequest(client.clientId(), REDIRECT, "code", Pkce.create().challenge(), "S256", null,
         RESOURCE, null);
-    FederatedLogin.Step out = login.begin(r, "client-state", ISS, RESOURCE);
+    FederatedLogin.Step out = login.begin(r, client, "client-state", ISS, RESOURCE);
     Map<String, String> asked = FormEncoding.decode(URI.create(((FederatedLogin.Step.Redirect) out).location()).getRawQuery());
     lastNonce.set(asked.get("nonce"));
     FederatedLogin.Step back = login.callback(Map.of("state", asked.get("state"), "code", "provider-code"));
