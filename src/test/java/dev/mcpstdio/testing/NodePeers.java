@@ -77,6 +77,12 @@ public final class NodePeers {
         List.of("server.mjs", "client.mjs", "serve-client.mjs", "conformance-fixture.mjs", "conformance-fixture-http.mjs"));
   }
 
+  /** mcp-remote (src/test/node/mcp-remote, pinned), a peer relay with an OAuth client of its own. */
+  public static synchronized Path mcpRemote() {
+    assumeNode();
+    return install(SOURCES.resolve("mcp-remote"), TARGET.resolve("mcp-remote"), List.of());
+  }
+
   /** The conformance suite folder with its dependencies installed. */
   public static synchronized Path conformance() {
     assumeNode();
