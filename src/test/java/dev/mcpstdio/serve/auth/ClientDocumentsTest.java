@@ -73,8 +73,9 @@ class ClientDocumentsTest {
   }
 
   private ClientDocuments documents(ClientDocuments.Resolver resolver) throws Exception {
-    OAuthHttp http = new OAuthHttp(OutboundHttp.createWithoutCookies(new OutboundHttp.Settings(Duration.ofSeconds(5),
-        List.of(certificate), Map.of())), Duration.ofSeconds(5));
+    // generous: the first TLS handshake of a busy 2-core CI machine (trust store, key agreement) took over 5 s
+    OAuthHttp http = new OAuthHttp(OutboundHttp.createWithoutCookies(new OutboundHttp.Settings(Duration.ofSeconds(30),
+        List.of(certificate), Map.of())), Duration.ofSeconds(30));
     return new ClientDocuments(http, Set.of(HOSTED), now::get, new Log(logged, Log.Level.DEBUG, new Redactor()), resolver);
   }
 

@@ -74,7 +74,7 @@ class ExternalTokensTest {
   }
 
   private static OAuthHttp http() {
-    return new OAuthHttp(HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build(), Duration.ofSeconds(5));
+    return new OAuthHttp(HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build(), Duration.ofSeconds(30));
   }
 
   private ExternalTokens tokens(List<String> scopes, String clientId) {

@@ -88,7 +88,7 @@ class FederatedLoginTest {
   /** One sign-in from the client's request to what the client is told: the redirect's parameters. */
   private Map<String, String> signIn() throws Exception {
     FederatedLogin login = new FederatedLogin(new FederationSettings(issuer(), "gw", "secret"),
-        new OAuthHttp(HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build(), Duration.ofSeconds(5)), grants,
+        new OAuthHttp(HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build(), Duration.ofSeconds(30)), grants,
         System::currentTimeMillis, new Log(logged, Log.Level.DEBUG, new Redactor()));
     RegisteredClient client = grants.register(List.of(REDIRECT));
     AuthorizationRequest r = new AuthorizationRequest(client.clientId(), REDIRECT, "code", Pkce.create().challenge(), "S256", null,
