@@ -263,4 +263,31 @@ class ServeEmbeddedOAuthTest {
           .hasMessageContaining("in use by another process");
     }
   }
+
+  @Test
+  void aPathScopedIssuerIsWhereTheRelaysDiscoveryLooksForIt() throws Exception {
+    URI publicUrl = URI.create("https://gw.example/team-a");
+    try (ServeHarness serve = ServeHarness.start(ServeHarness.config(QUIET).withOAuth(oauth("alice", null))
+        .withOrigins(List.of(), publicUrl))) {
+      // what a client derives from the endpoint https://gw.example/team-a/mcp (RFC 9728 section 3.1, RFC 8414 section 3.1)
+      String prm = ServeSecurityTest.raw(serve, "GET /.well-known/oauth-protected-resource/team-a/mcp HTTP/1.1\r\nHost: gw.example\r\n"
+          + "Connection: close\r\n\r\n");
+      assertThat(prm).startsWith("HTTP/1.1 200");
+      Map<String, String> resource = object(prm.substring(prm.indexOf("\r\n\r\n") + 4));
+      assertThat(resource).containsEntry("resource", "https://gw.example/team-a/mcp")
+          .containsEntry("authorization_servers", "[\"https://gw.example/team-a\"]");
+      String as = ServeSecurityTest.raw(serve, "GET /.well-known/oauth-authorization-server/team-a HTTP/1.1\r\nHost: gw.example\r\n"
+          + "Connection: close\r\n\r\n");
+      assertThat(as).startsWith("HTTP/1.1 200");
+      Map<String, String> metadata = object(as.substring(as.indexOf("\r\n\r\n") + 4));
+      assertThat(metadata).containsEntry("issuer", "https://gw.example/team-a")
+          .containsEntry("authorization_endpoint", "https://gw.example/team-a/authorize")
+          .containsEntry("token_endpoint", "https://gw.example/team-a/token")
+          .containsEntry("registration_endpoint", "https://gw.example/team-a/register");
+      String challenge = ServeSecurityTest.raw(serve, "POST /mcp HTTP/1.1\r\nHost: gw.example\r\nContent-Type: application/json\r\n"
+          + "Content-Length: " + INIT.length() + "\r\nConnection: close\r\n\r\n" + INIT);
+      assertThat(challenge).startsWith("HTTP/1.1 401")
+          .contains("resource_metadata=\"https://gw.example/.well-known/oauth-protected-resource/team-a/mcp\"");
+    }
+  }
 }
