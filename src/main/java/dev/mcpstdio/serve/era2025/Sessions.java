@@ -110,7 +110,7 @@ public final class Sessions {
    */
   Session create(String owner, boolean oneStream, dev.mcpstdio.jsonrpc.JsonRpcMessage.Request initialize)
       throws IOException, InterruptedException {
-    makeRoomFor(owner);
+    makeRoomFor(owner, null); // first, so that the user's own old session can free the slot this one needs
     if (shuttingDown || !slots.tryAcquire()) {
       return null;
     }
@@ -137,6 +137,7 @@ public final class Sessions {
       end(session, "the gateway is shutting down");
       return null;
     }
+    makeRoomFor(owner, session); // again: the user's other initializes may have been listed meanwhile
     return session;
   }
 
@@ -145,17 +146,19 @@ public final class Sessions {
 
   /**
    * With {@code --max-sessions-per-owner N}, ends the least recently used sessions of a signed-in
-   * user until it has fewer than N, so that its new session fits: a user who opens session after
+   * user until it has fewer than N besides {@code listed} (its new session, once listed; null
+   * before), so that its new session fits, even when several of its initializes run at once: a user who opens session after
    * session (a client that loses its session id, say) holds at most N children and slots, and never
    * crowds out the other users. The gateway's own principals (open, static token) stand for
    * everyone, so no per-owner bound applies to them.
    */
-  private void makeRoomFor(String owner) {
+  private void makeRoomFor(String owner, Session listed) {
     int cap = config.owners().maxSessionsPerOwner();
     if (cap == 0 || !Principals.isUser(owner)) {
       return;
     }
-    List<Session> owned = new java.util.ArrayList<>(byId.values().stream().filter(s -> owner.equals(s.owner)).toList());
+    // before the new session is listed, leave room for it; after, keep it and end the others past the bound
+    List<Session> owned = new java.util.ArrayList<>(byId.values().stream().filter(s -> owner.equals(s.owner) && s != listed).toList());
     owned.sort(java.util.Comparator.comparingLong(Session::idleNanos).reversed()); // the least recently used first
     for (int i = 0; owned.size() - i >= cap; i++) {
       Session oldest = owned.get(i);
