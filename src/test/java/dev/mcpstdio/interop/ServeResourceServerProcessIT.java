@@ -2,8 +2,8 @@ package dev.mcpstdio.interop;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.mcpstdio.testing.CorpProvider;
 import dev.mcpstdio.testing.JarProcess;
-import java.net.InetAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -14,7 +14,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import no.nav.security.mock.oauth2.MockOAuth2Server;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -30,11 +29,10 @@ class ServeResourceServerProcessIT {
 
   @Test
   void twoReplicasTakeTheSameTokens() throws Exception {
-    MockOAuth2Server idp = new MockOAuth2Server();
-    idp.start(InetAddress.getLoopbackAddress(), 0);
+    CorpProvider idp = CorpProvider.start();
     List<JarProcess> replicas = new ArrayList<>();
     try {
-      String issuer = idp.issuerUrl("corp").toString().replaceAll("/$", "");
+      String issuer = idp.issuer();
       List<String> urls = new ArrayList<>();
       for (int i = 0; i < 2; i++) {
         JarProcess serve = JarProcess.start(List.of("serve", "--port", "0", "--oauth-issuer", issuer, "--oauth-audience", "mcp-cluster",
@@ -44,8 +42,8 @@ class ServeResourceServerProcessIT {
         assertThat(m.find()).isTrue();
         urls.add(m.group(1));
       }
-      String token = idp.issueToken("corp", "alice", "mcp-cluster", Map.of(), 3600).serialize();
-      String foreign = idp.issueToken("corp", "alice", "another-api", Map.of(), 3600).serialize();
+      String token = idp.token("alice", "mcp-cluster", Map.of());
+      String foreign = idp.token("alice", "another-api", Map.of());
       HttpClient http = HttpClient.newHttpClient();
       for (String url : urls) {
         HttpResponse<String> passed = post(http, url, token);
@@ -60,7 +58,7 @@ class ServeResourceServerProcessIT {
       }
     } finally {
       replicas.forEach(JarProcess::close);
-      idp.shutdown();
+      idp.close();
     }
   }
 

@@ -7,17 +7,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.mcpstdio.oauth.FormEncoding;
 import dev.mcpstdio.oauth.Pkce;
 import dev.mcpstdio.serve.auth.FederationSettings;
-import java.net.InetAddress;
 import java.net.URI;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import no.nav.security.mock.oauth2.MockOAuth2Server;
+import dev.mcpstdio.testing.CorpProvider;
 import no.nav.security.mock.oauth2.token.DefaultOAuth2TokenCallback;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,21 +27,15 @@ import org.junit.jupiter.api.Test;
  */
 class ServeFederatedLoginTest {
 
-  private final MockOAuth2Server idp = new MockOAuth2Server();
-
-  @BeforeEach
-  void start() {
-    idp.start(InetAddress.getLoopbackAddress(), 0);
-  }
+  private final CorpProvider idp = CorpProvider.start();
 
   @AfterEach
   void stop() {
-    idp.shutdown();
+    idp.close();
   }
 
   private String issuer() {
-    String url = idp.issuerUrl("corp").toString();
-    return url.endsWith("/") ? url.substring(0, url.length() - 1) : url;
+    return idp.issuer();
   }
 
   private ServeHarness serve() throws Exception {
@@ -59,7 +51,7 @@ class ServeFederatedLoginTest {
 
   @Test
   void aUserSignsInAtTheProviderAndTheClientGetsItsCode() throws Exception {
-    idp.enqueueCallback(new DefaultOAuth2TokenCallback("corp", "carol", "JWT", null, Map.of()));
+    idp.nextSignIn(new DefaultOAuth2TokenCallback("corp", "carol", "JWT", null, Map.of()));
     try (ServeHarness serve = serve()) {
       String base = "http://127.0.0.1:" + serve.gateway.port();
       String clientId = EmbeddedSignIn.register(base);

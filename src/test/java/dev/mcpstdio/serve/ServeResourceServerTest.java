@@ -9,9 +9,8 @@ import java.net.InetAddress;
 import java.net.http.HttpResponse;
 import java.util.List;
 import java.util.Map;
-import no.nav.security.mock.oauth2.MockOAuth2Server;
+import dev.mcpstdio.testing.CorpProvider;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -23,21 +22,15 @@ import org.junit.jupiter.api.Test;
 class ServeResourceServerTest {
 
   private static final String AUDIENCE = "mcp-cluster";
-  private final MockOAuth2Server idp = new MockOAuth2Server();
-
-  @BeforeEach
-  void start() {
-    idp.start(InetAddress.getLoopbackAddress(), 0);
-  }
+  private final CorpProvider idp = CorpProvider.start();
 
   @AfterEach
   void stop() {
-    idp.shutdown();
+    idp.close();
   }
 
   private String issuer() {
-    String url = idp.issuerUrl("corp").toString();
-    return url.endsWith("/") ? url.substring(0, url.length() - 1) : url;
+    return idp.issuer();
   }
 
   private ServeConfig config(List<String> scopes) {
@@ -46,7 +39,7 @@ class ServeResourceServerTest {
   }
 
   private String token(String user, String audience, Map<String, Object> claims) {
-    return idp.issueToken("corp", user, audience, claims, 3600).serialize();
+    return idp.token(user, audience, claims);
   }
 
   private static String[] bearer(String token) {
