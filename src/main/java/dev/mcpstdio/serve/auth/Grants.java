@@ -39,6 +39,13 @@ public final class Grants {
   /** Redirect URIs one client may register at most. */
   static final int MAX_REDIRECT_URIS = 10;
 
+  /**
+   * Live grant families of one user at most: a user who signs in again and again (a script, a
+   * client that loses its tokens) replaces its own oldest grants instead of pushing other users'
+   * out of the bounded store; a hundred is far more than the clients one person runs.
+   */
+  static final int MAX_FAMILIES_PER_USER = 100;
+
   /** Characters of a requested scope at most. */
   static final int MAX_SCOPE = 1024;
 
@@ -280,6 +287,7 @@ public final class Grants {
         revokeFamily(familyId, family, now);
         return new TokenOutcome.Failed("invalid_grant", "authorization code already used; issued tokens revoked");
       }
+      makeRoomForFamilyOf(grant.user(), now);
       // the family exists from the moment its code is used, so that a replay is known as one
       families.put(familyId, new Family(grant.user(), grant.clientId(), grant.scope(), grant.resource(), key, now, null, null, now,
           false, now + settings.refreshTokenTtl().toMillis()), now);
@@ -360,6 +368,25 @@ public final class Grants {
         Math.min(now + ttl, family.expiresAt())), now);
     // one second less than the token lives, so that a client never holds a token it thinks is live
     return new TokenOutcome.Issued(access, refresh, settings.accessTokenTtl().toSeconds() - 1, scope);
+  }
+
+  /** At {@link #MAX_FAMILIES_PER_USER}, revokes the user's oldest live grant, so its new one fits. Under the lock. */
+  private void makeRoomForFamilyOf(String user, long now) {
+    int[] live = {0};
+    String[] oldest = {null};
+    Family[] oldestFamily = {null};
+    families.forEachLive(now, (id, f) -> {
+      if (!f.revoked() && f.user().equals(user)) {
+        live[0]++;
+        if (oldestFamily[0] == null || f.redeemedAt() < oldestFamily[0].redeemedAt()) {
+          oldest[0] = id;
+          oldestFamily[0] = f;
+        }
+      }
+    });
+    if (live[0] >= MAX_FAMILIES_PER_USER) {
+      revokeFamily(oldest[0], oldestFamily[0], now);
+    }
   }
 
   /** Revokes a family: its record stays, marked, until it expires; its access tokens go now. Under the lock. */

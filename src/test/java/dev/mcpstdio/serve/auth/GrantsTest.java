@@ -401,6 +401,33 @@ class GrantsTest {
   }
 
   @Nested
+  class Bounds {
+
+    @Test
+    void aUserWhoSignsInAgainAndAgainReplacesItsOwnOldestGrantsNotOthers() throws Exception {
+      RegisteredClient c = client();
+      AuthorizationRequest bobs = new AuthorizationRequest(c.clientId(), REDIRECT, "code", pkce.challenge(), "S256", "mcp", RESOURCE, "bob");
+      String bobCode = ((AuthorizeOutcome.Issued) grants.authorize(bobs, RESOURCE)).code();
+      TokenOutcome.Issued bob = (TokenOutcome.Issued) grants.token(redeem(c, bobCode));
+      TokenOutcome.Issued first = tokens(c);
+      now.addAndGet(1);
+      TokenOutcome.Issued second = tokens(c);
+      for (int i = 2; i < Grants.MAX_FAMILIES_PER_USER; i++) {
+        now.addAndGet(1);
+        tokens(c);
+      }
+      assertThat(grants.principal(first.accessToken(), RESOURCE)).as("still within the bound").isEqualTo("alice");
+      now.addAndGet(1);
+      TokenOutcome.Issued latest = tokens(c);
+      assertThat(grants.principal(first.accessToken(), RESOURCE)).as("alice's oldest grant made room").isNull();
+      assertFailed(grants.token(refreshForm(c, first.refreshToken())), "invalid_grant", "revoked");
+      assertThat(grants.principal(second.accessToken(), RESOURCE)).isEqualTo("alice");
+      assertThat(grants.principal(latest.accessToken(), RESOURCE)).isEqualTo("alice");
+      assertThat(grants.principal(bob.accessToken(), RESOURCE)).as("another user's grant").isEqualTo("bob");
+    }
+  }
+
+  @Nested
   class Revocation {
 
     @Test
