@@ -165,14 +165,18 @@ final class ServeCommand {
     return java.util.Arrays.copyOf(args, Math.min(i, args.length));
   }
 
+  /** The environment variables that hold the gateway's own secrets: removed from every child's environment. */
+  static final Set<String> GATEWAY_SECRETS = Set.of("MCP_STDIO_SERVE_TOKEN", "MCP_STDIO_OAUTH_CLIENT_SECRET",
+      "MCP_STDIO_LOGIN_OIDC_CLIENT_SECRET");
+
   private static ServeConfig build(ParseResult r, Map<String, String> env, Log log) throws UsageException {
     List<String> command = new ArrayList<>();
     if (!r.matchedPositionals().isEmpty()) {
       command.addAll(r.matchedPositional(0).getValue());
     }
-    // The token guards this gateway; the child (third-party code, and whatever it spawns) never sees it.
+    // The gateway's secrets guard it; the child (third-party code, and whatever it spawns) never sees them.
     ChildSpec child = (command.isEmpty() ? demoChild(env) : new ChildSpec(command).without(Set.of("MCP_STDIO_LAUNCHER")))
-        .without(Set.of("MCP_STDIO_SERVE_TOKEN"));
+        .without(GATEWAY_SECRETS);
     ServeConfig config = ServeConfig.defaults(child);
 
     String host = r.matchedOptionValue("--host", "127.0.0.1").trim();
@@ -302,9 +306,6 @@ final class ServeCommand {
     return secret == null || secret.isEmpty() ? null : secret;
   }
 
-  /** Scope tokens (RFC 6749 section 3.3): printable ASCII but space, {@code "} and {@code \\}. */
-  private static final java.util.regex.Pattern SCOPE = java.util.regex.Pattern.compile("[\\x21\\x23-\\x5B\\x5D-\\x7E]{1,256}");
-
   /** {@code --oauth-issuer} and the flags that go with it (resource-server mode); null without it. */
   private static dev.mcpstdio.serve.auth.ExternalTokens.Settings identityProvider(ParseResult r, Map<String, String> env, String host,
       URI publicUrl, Log log) throws UsageException {
@@ -324,12 +325,12 @@ final class ServeCommand {
     if (audience != null && (audience.isBlank() || audience.length() > 2048 || audience.chars().anyMatch(c -> c < 0x20 || c == 0x7F))) {
       throw new UsageException("--oauth-audience must be 1 to 2048 characters without control characters", ExitCodes.USAGE);
     }
-    if (audience == null && publicUrl == null && !r.hasMatchedOption("--trust-proxy-headers") && !dev.mcpstdio.net.Hosts.isLoopback(host)) {
-      throw new UsageException("--oauth-issuer on " + host + " needs --oauth-audience or --public-url: the audience tokens must name"
-          + " would otherwise be built from whatever Host a client sends", ExitCodes.USAGE);
+    if (audience == null && publicUrl == null && !dev.mcpstdio.net.Hosts.isLoopback(host)) {
+      throw new UsageException("--oauth-issuer on " + host + " needs --oauth-audience or --public-url: the audience its tokens must"
+          + " name is this endpoint's fixed URL, never one built from what a request says", ExitCodes.USAGE);
     }
     for (String scope : scopes) {
-      if (!SCOPE.matcher(scope).matches()) {
+      if (!dev.mcpstdio.serve.auth.ExternalTokens.Settings.SCOPE.matcher(scope).matches()) {
         throw new UsageException("--require-scope " + scope + ": not a scope (printable ASCII but space, '\"' and '\\')", ExitCodes.USAGE);
       }
     }

@@ -31,14 +31,25 @@ final class AuthGate extends Handler.Wrapper {
 
   private final BearerGate bearer;
   private final AccessTokens tokens; // null: only the static bearer, or nothing
+  private final java.util.function.Function<Request, String> resource;
   private final ServeConfig config;
   private final Log log;
+  private final dev.mcpstdio.serve.http.RepeatedFailures unchecked;
 
-  AuthGate(BearerGate bearer, AccessTokens tokens, ServeConfig config, Log log, Handler protectedHandler) {
+  /**
+   * @param resource this endpoint's URL for a request, the audience its tokens must be for (the
+   *     embedded server's is the request's own origin, as it issued them; an external provider's
+   *     is fixed at start-up)
+   * @param unchecked where tokens that could not be checked are reported (shared by every gate)
+   */
+  AuthGate(BearerGate bearer, AccessTokens tokens, java.util.function.Function<Request, String> resource, ServeConfig config,
+      dev.mcpstdio.serve.http.RepeatedFailures unchecked, Log log, Handler protectedHandler) {
     super(protectedHandler);
     this.bearer = bearer;
     this.tokens = tokens;
+    this.resource = resource;
     this.config = config;
+    this.unchecked = unchecked;
     this.log = log;
   }
 
@@ -57,9 +68,9 @@ final class AuthGate extends Handler.Wrapper {
     }
     String origin = Origins.effective(request, config);
     if (verdict == BearerGate.Verdict.INVALID && tokens != null) {
-      String resource = origin + config.pathPrefix() + config.path();
-      switch (tokens.verify(BearerGate.token(authorization), resource)) {
+      switch (tokens.verify(BearerGate.token(authorization), resource.apply(request))) {
         case TokenVerdict.Accepted accepted -> {
+          unchecked.succeeded("access tokens are checked again");
           request.setAttribute(Principals.ATTRIBUTE, accepted.principal());
           return super.handle(request, response, callback);
         }
@@ -69,10 +80,11 @@ final class AuthGate extends Handler.Wrapper {
           return true;
         }
         case TokenVerdict.Unavailable unavailable -> {
-          log.debug("access token not checked: " + unavailable.reason());
+          // the reason (hosts, statuses of the provider) is the operator's, not the client's
+          unchecked.failed("access tokens cannot be checked now: " + unavailable.reason());
           response.getHeaders().put(HttpHeader.RETRY_AFTER, String.valueOf(RETRY_AFTER_SECONDS));
           Replies.error(response, callback, 503, null, ErrorCodes.UPSTREAM_ERROR,
-              "the access token cannot be checked now: " + unavailable.reason());
+              "the access token cannot be checked now; try again shortly");
           return true;
         }
         case TokenVerdict.Rejected rejected -> log.debug("access token refused: " + rejected.reason());

@@ -121,13 +121,18 @@ public record ServeConfig(
     public static final Owners NONE = new Owners(0, null);
 
     /**
-     * Names a child's loader, interpreter or search path reads: a user name there would choose
-     * what code runs (compared ignoring case, as Windows does).
+     * Names a child's loader, interpreter, shell or search path reads (compared ignoring case, as
+     * Windows does): a user name there would choose what code runs.
      */
-    public static final java.util.Set<String> REFUSED_ENV = java.util.Set.of("PATH", "LD_PRELOAD", "LD_LIBRARY_PATH",
-        "LD_AUDIT", "DYLD_INSERT_LIBRARIES", "DYLD_LIBRARY_PATH", "DYLD_FRAMEWORK_PATH", "PYTHONPATH", "PYTHONHOME",
-        "PYTHONSTARTUP", "NODE_OPTIONS", "NODE_PATH", "JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "_JAVA_OPTIONS", "CLASSPATH",
-        "PERL5LIB", "PERL5OPT", "RUBYLIB", "RUBYOPT", "BASH_ENV", "ENV", "IFS", "HOME", "SHELL");
+    public static final java.util.Set<String> REFUSED_ENV = java.util.Set.of("PATH", "CLASSPATH", "GLIBC_TUNABLES", "GCONV_PATH",
+        "LOCPATH", "NLSPATH", "ENV", "IFS", "HOME", "SHELL", "CDPATH", "PS4", "PROMPT_COMMAND");
+
+    /**
+     * Prefixes of such names: the dynamic loaders' ({@code LD_}, {@code DYLD_}), the interpreters' and
+     * runtimes', and the gateway's own ({@code MCP_STDIO_}: a child's callback credentials live there).
+     */
+    public static final java.util.List<String> REFUSED_ENV_PREFIXES = java.util.List.of("LD_", "DYLD_", "MCP_STDIO_", "PYTHON",
+        "PERL", "RUBY", "NODE_", "NPM_", "JAVA_", "JDK_", "_JAVA_", "BASH_", "GIT_", "DOTNET_", "CORECLR_", "COMPLUS_");
 
     public Owners {
       if (maxSessionsPerOwner < 0) {
@@ -143,7 +148,8 @@ public record ServeConfig(
       if (!name.matches("[A-Za-z_][A-Za-z0-9_]{0,127}")) {
         return "not an environment variable name (a letter or _, then letters, digits or _)";
       }
-      if (REFUSED_ENV.contains(name.toUpperCase(java.util.Locale.ROOT))) {
+      String upper = name.toUpperCase(java.util.Locale.ROOT);
+      if (REFUSED_ENV.contains(upper) || REFUSED_ENV_PREFIXES.stream().anyMatch(upper::startsWith)) {
         return "a child's loader, interpreter or shell reads it, so a user's name there would choose what runs";
       }
       return null;

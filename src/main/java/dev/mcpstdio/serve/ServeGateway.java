@@ -90,6 +90,8 @@ public final class ServeGateway implements AutoCloseable {
   private final RequestBodies bodies;
   private final HeadDeadline heads;
   private final NetworkConnectionLimit limit;
+  /** Tokens that could not be checked (the provider unreachable): one log line, then counts. */
+  private final dev.mcpstdio.serve.http.RepeatedFailures uncheckedTokens;
 
   public ServeGateway(ServeConfig config, Log log) {
     this.config = config;
@@ -105,6 +107,7 @@ public final class ServeGateway implements AutoCloseable {
     this.provider = config.identityProvider() == null ? null
         : new ExternalTokens(config.identityProvider(), providerHttp(), System::currentTimeMillis, log.tagged("oauth"));
     this.tokens = oauth != null ? oauth : provider;
+    this.uncheckedTokens = new dev.mcpstdio.serve.http.RepeatedFailures(log::warn, log, () -> System.nanoTime() / 1_000_000);
     this.bodies = new RequestBodies(config.maxMessageSize(), config.connections().bodyTimeout());
     this.era2026 = new Era2026Endpoint(new ChildPool.Settings(config.child(), config.maxMessageSize(), config.ladder(),
         config.launch().stderrLimit(), config.era2026().perPrincipal(), config.era2026().total(), config.era2026().idleTtl(),
@@ -261,7 +264,21 @@ public final class ServeGateway implements AutoCloseable {
   }
 
   private Handler protect(Handler endpointHandler) {
-    return new AuthGate(gate, tokens, config, log, endpointHandler);
+    return new AuthGate(gate, tokens, this::resourceOf, config, uncheckedTokens, log, endpointHandler);
+  }
+
+  /**
+   * The resource (RFC 8707) a request's access token must be for: for the embedded server, the
+   * endpoint as this request reached it (its tokens are bound to the URL they were issued at); for
+   * an external provider, the {@code --oauth-audience} (in its settings) or this endpoint's fixed
+   * URL, the {@code --public-url}'s or the bound address's, never one built from a request's
+   * {@code Host}, which a client chooses.
+   */
+  private String resourceOf(Request request) {
+    if (provider == null) {
+      return Origins.effective(request, config) + config.pathPrefix() + config.path();
+    }
+    return config.publicUrl() != null ? HostGuard.origin(config.publicUrl()) + config.pathPrefix() + config.path() : url().toString();
   }
 
   private static void healthy(Request request, Response response, Callback callback) {

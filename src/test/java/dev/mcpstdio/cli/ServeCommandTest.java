@@ -152,7 +152,7 @@ class ServeCommandTest {
       assertThat(argv.getLast()).isEqualTo("demo");
       assertThat(argv).contains(Main.class.getName(), "-cp", "-Xlog:disable", "-XX:+DisplayVMOutputToStderr");
       assertThat(argv.getFirst()).isEqualTo(ProcessHandle.current().info().command().orElse("java"));
-      assertThat(c.child()).isEqualTo(ServeCommand.demoChild(Map.of()).without(java.util.Set.of("MCP_STDIO_SERVE_TOKEN")));
+      assertThat(c.child()).isEqualTo(ServeCommand.demoChild(Map.of()).without(ServeCommand.GATEWAY_SECRETS));
     }
 
     @Test
@@ -335,7 +335,7 @@ class ServeCommandTest {
 
       assertThat(c.authToken()).isEqualTo(TOKEN);
       assertThat(c.authToken()).isNotBlank();
-      assertThat(c.child().removedEnv()).contains("MCP_STDIO_SERVE_TOKEN");
+      assertThat(c.child().removedEnv()).contains("MCP_STDIO_SERVE_TOKEN", "MCP_STDIO_OAUTH_CLIENT_SECRET", "MCP_STDIO_LOGIN_OIDC_CLIENT_SECRET");
       assertThat(logText()).doesNotContain("ps");
 
       log.info("the client sent " + TOKEN + " as a query value");

@@ -92,6 +92,20 @@ class ServeResourceServerTest {
   }
 
   @Test
+  void withoutAnAudienceTheEndpointsOwnUrlIsItAndNoHostHeaderChangesThat() throws Exception {
+    ServeConfig byUrl = config(List.of()).withIdentityProvider(new ExternalTokens.Settings(issuer(), null, List.of(), null, null));
+    try (ServeHarness serve = ServeHarness.start(byUrl)) {
+      String own = serve.url.toString();
+      assertThat(serve.post(null, INIT, false, bearer(token("alice", own, Map.of()))).statusCode()).isEqualTo(200);
+      String other = token("alice", "http://localhost:3000/mcp", Map.of()); // another local resource's token
+      String reply = ServeSecurityTest.raw(serve, "POST /mcp HTTP/1.1\r\nHost: localhost:3000\r\nAuthorization: Bearer " + other
+          + "\r\nContent-Type: application/json\r\nAccept: application/json\r\nContent-Length: " + INIT.length()
+          + "\r\nConnection: close\r\n\r\n" + INIT);
+      assertThat(reply).as("a Host a client chose is no audience").startsWith("HTTP/1.1 401");
+    }
+  }
+
+  @Test
   void aProviderThatCannotBeReachedIsA503NotA401() throws Exception {
     String token = token("alice", AUDIENCE, Map.of());
     java.net.ServerSocket closed = new java.net.ServerSocket(0, 1, InetAddress.getLoopbackAddress());

@@ -101,6 +101,21 @@ class ServeSessionOwnershipTest {
       HttpResponse<String> own = serve.post(aliceSession, PING, false, bearer(alice));
       assertThat(own.statusCode()).as("alice's session outlived bob's DELETE: %s", own.body()).isEqualTo(200);
       assertThat(own.body()).isEqualTo("{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}");
+      // and she finds it every other way too (answers that differ from a stranger's)
+      for (HttpRequest.Builder stream : List.of(serve.request(aliceSession).header("Accept", "text/event-stream").headers(bearer(alice)).GET(),
+          HttpRequest.newBuilder(serve.url.resolve("/callbacks")).header("Mcp-Session-Id", aliceSession).headers(bearer(alice)).GET())) {
+        HttpResponse<java.util.stream.Stream<String>> open = serve.http.send(stream.build(), HttpResponse.BodyHandlers.ofLines());
+        assertThat(open.statusCode()).as("an event stream of her session").isEqualTo(200);
+        open.body().close();
+      }
+      HttpResponse<String> reply = send(serve, HttpRequest.newBuilder(serve.url.resolve("/callbacks/c1/reply"))
+          .header("Mcp-Session-Id", aliceSession).headers(bearer(alice)).POST(HttpRequest.BodyPublishers.ofString("{\"action\":\"accept\"}")));
+      assertThat(reply.statusCode()).isEqualTo(404);
+      assertThat(reply.body()).contains("unknown callback");
+      HttpResponse<String> credential = send(serve, HttpRequest.newBuilder(serve.url.resolve("/credentials/github"))
+          .header("Mcp-Session-Id", aliceSession).headers(bearer(alice)).PUT(HttpRequest.BodyPublishers.ofString("{\"value\":\"v\"}")));
+      assertThat(credential.statusCode()).as(credential.body()).isEqualTo(409);
+      assertThat(send(serve, serve.request(aliceSession).headers(bearer(alice)).DELETE()).statusCode()).isEqualTo(200);
       assertThat(serve.post(staticSession, PING, false, bearer("static-secret")).statusCode()).isEqualTo(200);
     }
   }
@@ -183,7 +198,8 @@ class ServeSessionOwnershipTest {
 
   @Test
   void userEnvRefusesNamesThatChooseWhatRuns() {
-    for (String name : List.of("PATH", "ld_preload", "JAVA_TOOL_OPTIONS", "NODE_OPTIONS", "PYTHONPATH", "1X", "A-B", "")) {
+    for (String name : List.of("PATH", "ld_preload", "JAVA_TOOL_OPTIONS", "NODE_OPTIONS", "PYTHONPATH", "1X", "A-B", "",
+        "GLIBC_TUNABLES", "DYLD_FALLBACK_LIBRARY_PATH", "PYTHONWARNINGS", "PERLLIB", "GCONV_PATH", "MCP_STDIO_CALLBACK_TOKEN")) {
       assertThat(ServeConfig.Owners.refusal(name)).as(name).isNotNull();
     }
     assertThat(ServeConfig.Owners.refusal("MCP_USER")).isNull();

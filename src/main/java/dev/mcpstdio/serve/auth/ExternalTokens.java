@@ -13,7 +13,8 @@ import java.util.function.LongSupplier;
 /**
  * Resource-server mode ({@code --oauth-issuer}): access tokens issued by an identity provider the
  * organisation runs, checked on every request with nothing shared between replicas. A JWT is
- * checked by {@link JwtAccessTokens} against the provider's published keys; any other token by
+ * checked by {@link JwtAccessTokens} against the provider's published keys (an ID token, which
+ * carries a {@code nonce} or {@code at_hash}, is refused: it is no access token); any other token by
  * RFC 7662 introspection ({@link Introspection}), when the provider has an introspection endpoint
  * and the gateway client credentials for it. The principal is the token's {@code sub}; a token
  * without every {@code --require-scope} is answered 403 {@code insufficient_scope}.
@@ -32,8 +33,16 @@ public final class ExternalTokens implements AccessTokens {
    * @param clientSecret its secret; null without
    */
   public record Settings(String issuer, String audience, List<String> requiredScopes, String clientId, String clientSecret) {
+    /** A scope token (RFC 6749 section 3.3): printable ASCII but space, {@code "} and {@code \\} (it goes into a header). */
+    public static final java.util.regex.Pattern SCOPE = java.util.regex.Pattern.compile("[\\x21\\x23-\\x5B\\x5D-\\x7E]{1,256}");
+
     public Settings {
       requiredScopes = List.copyOf(requiredScopes);
+      for (String scope : requiredScopes) {
+        if (!SCOPE.matcher(scope).matches()) {
+          throw new IllegalArgumentException("not a scope: printable ASCII but space, '\"' and '\\'");
+        }
+      }
       if ((clientId == null) != (clientSecret == null)) {
         throw new IllegalArgumentException("a client id and its secret go together");
       }
@@ -82,6 +91,10 @@ public final class ExternalTokens implements AccessTokens {
       JwtAccessTokens.Checked checked = linked.jwts().check(token, audience);
       if (checked.failure() != null) {
         return checked.failure();
+      }
+      if (checked.claims().getClaim("nonce") != null || checked.claims().getClaim("at_hash") != null) {
+        // an ID token names its client as audience: with --oauth-audience set to a client id it would pass for an access token
+        return new TokenVerdict.Rejected("an ID token (nonce or at_hash) is not an access token");
       }
       String user = checked.claims().getSubject();
       if (!Principals.isUserName(user)) {

@@ -17,7 +17,8 @@ import java.util.function.LongSupplier;
  * gateway's client credentials ({@code client_secret_basic}). An active token must be for this
  * audience ({@code aud} present and holding it: a token another resource of the same provider
  * could use is not good here), from this issuer when {@code iss} is given, within {@code exp} and
- * {@code nbf} when given (with the JWT check's clock skew), and name its user ({@code sub}, else {@code username}).
+ * {@code nbf} when given (with the JWT check's clock skew), and name its user ({@code sub}: the
+ * same namespace as a JWT's subject).
  *
  * <p>Answers are cached by the token's SHA-256: a good token until its {@code exp}, at most
  * {@link #MAX_CACHE_MILLIS} (a revocation at the provider is seen within that), a refused one for
@@ -120,10 +121,8 @@ final class Introspection {
     if (nbf >= 0 && nbf * 1000 - skew > now) {
       return refused("the token is not valid yet");
     }
+    // sub only: a username beside JWTs' subjects could name another user (one namespace of principals)
     String user = OAuthJson.string(answer, "sub");
-    if (user == null) {
-      user = OAuthJson.string(answer, "username");
-    }
     if (!dev.mcpstdio.serve.http.Principals.isUserName(user)) {
       return refused("the token names no usable user (sub)");
     }

@@ -2,19 +2,26 @@ package dev.mcpstdio.serve.auth;
 
 import dev.mcpstdio.oauth.OAuthHttp;
 import dev.mcpstdio.stdio.Log;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.LongSupplier;
 
 /**
  * The gateway's link to one external identity provider: its metadata ({@link ProviderMetadata}),
  * fetched when first needed and then kept, and the checker of the JWTs it signs
- * ({@link JwtAccessTokens}, on its JWKS). While the metadata cannot be had, {@link #get} answers
- * null at once and asks again at most every {@link #RETRY_MILLIS}; each distinct problem is logged
- * once. One fetch runs at a time; requests that come meanwhile wait for it (bounded by the HTTP
- * timeout of each of the two places tried).
+ * ({@link JwtAccessTokens}, on its JWKS). One fetch runs at a time, on a thread of its own, and
+ * no lock is held while it runs: requests that come meanwhile wait for its outcome at most
+ * {@link #WAIT_MILLIS}, then are told the provider is unavailable. After a failed fetch
+ * {@link #get} answers null at once until {@link #RETRY_MILLIS} have passed since that failure;
+ * each distinct problem is logged once.
  */
 final class ProviderLink {
 
   static final long RETRY_MILLIS = 5_000;
+  /** How long a request waits for a fetch in progress (each of its two places may take the HTTP timeout). */
+  static final long WAIT_MILLIS = 25_000;
 
   /** The provider's metadata and the checker of its JWTs (null when it publishes no keys). */
   record Linked(ProviderMetadata metadata, JwtAccessTokens jwts) {}
@@ -24,7 +31,9 @@ final class ProviderLink {
   private final LongSupplier clock;
   private final Log log;
   private volatile Linked linked;
-  private long lastFailure; // guarded by this
+  private CompletableFuture<Linked> inFlight; // guarded by this
+  private long lastFailure; // when the last fetch failed, guarded by this
+  private boolean failed; // guarded by this
   private String logged; // the last problem logged, guarded by this
 
   ProviderLink(String issuer, OAuthHttp http, LongSupplier clock, Log log) {
@@ -45,31 +54,61 @@ final class ProviderLink {
   /** The link, or null while the provider cannot be reached or used. */
   Linked get() throws InterruptedException {
     Linked l = linked;
-    return l != null ? l : fetch();
-  }
-
-  private synchronized Linked fetch() throws InterruptedException {
-    if (linked != null) {
-      return linked;
+    if (l != null) {
+      return l;
     }
-    long now = clock.getAsLong();
-    if (logged != null && now - lastFailure < RETRY_MILLIS) {
-      return null;
+    CompletableFuture<Linked> fetch;
+    synchronized (this) {
+      if (linked != null) {
+        return linked;
+      }
+      if (inFlight == null) {
+        if (failed && clock.getAsLong() - lastFailure < RETRY_MILLIS) {
+          return null;
+        }
+        CompletableFuture<Linked> started = new CompletableFuture<>();
+        inFlight = started;
+        Thread.ofVirtual().name("provider-metadata").start(() -> fetch(started));
+      }
+      fetch = inFlight;
     }
     try {
-      ProviderMetadata m = ProviderMetadata.fetch(http, issuer);
-      Linked l = new Linked(m, m.jwksUri() == null ? null : new JwtAccessTokens(issuer, m.jwksUri(), new OAuthHttpRetriever(http)));
-      log.info("identity provider " + issuer + ": " + (m.jwksUri() == null ? "no key set" : "keys at " + m.jwksUri())
-          + ", " + (m.introspectionEndpoint() == null ? "no introspection endpoint" : "introspection at " + m.introspectionEndpoint()));
-      linked = l;
-      return l;
-    } catch (ProviderMetadata.Unusable e) {
-      if (!e.getMessage().equals(logged)) { // once per distinct problem, not every retry
-        log.warn("identity provider " + issuer + " cannot be used yet: " + e.getMessage());
-      }
-      logged = e.getMessage();
-      lastFailure = now;
+      return fetch.get(WAIT_MILLIS, TimeUnit.MILLISECONDS);
+    } catch (TimeoutException | ExecutionException e) {
       return null;
     }
+  }
+
+  private void fetch(CompletableFuture<Linked> outcome) {
+    Linked l = null;
+    String problem;
+    try {
+      ProviderMetadata m = ProviderMetadata.fetch(http, issuer);
+      l = new Linked(m, m.jwksUri() == null ? null : new JwtAccessTokens(issuer, m.jwksUri(), new OAuthHttpRetriever(http)));
+      log.info("identity provider " + issuer + ": " + (m.jwksUri() == null ? "no key set" : "keys at " + m.jwksUri())
+          + ", " + (m.introspectionEndpoint() == null ? "no introspection endpoint" : "introspection at " + m.introspectionEndpoint()));
+      problem = null;
+    } catch (ProviderMetadata.Unusable e) {
+      problem = e.getMessage();
+    } catch (InterruptedException e) {
+      problem = "interrupted";
+    } catch (RuntimeException e) {
+      problem = e.toString();
+    }
+    synchronized (this) {
+      inFlight = null;
+      if (l != null) {
+        linked = l;
+        failed = false;
+      } else {
+        failed = true;
+        lastFailure = clock.getAsLong(); // the pause counts from the failure, not from the start of a slow fetch
+        if (!problem.equals(logged)) { // once per distinct problem, not every retry
+          logged = problem;
+          log.warn("identity provider " + issuer + " cannot be used yet: " + problem);
+        }
+      }
+    }
+    outcome.complete(l);
   }
 }

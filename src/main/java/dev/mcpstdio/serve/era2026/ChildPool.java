@@ -59,8 +59,8 @@ public final class ChildPool implements AutoCloseable {
    * @param idleTtl an idle child is closed after this long; zero: never
    * @param handshakeTimeout how long a fresh child may take to answer initialize
    * @param userEnv the environment variable a signed-in user's children are given its name in
-   *     ({@code --user-env}), or null; with it no process is spawned ahead of need, since its user is
-   *     not known yet
+   *     ({@code --user-env}), or null; with it no warm process is kept (its user is not known when it
+   *     starts), and the command's probe process serves no user's child: it is closed instead
    */
   public record Settings(ChildSpec child, long maxLineBytes, ChildProcess.Ladder ladder, ChildProcess.StderrLimit stderrLimit,
       int perPrincipal, int total, Duration idleTtl, Duration handshakeTimeout, String userEnv) {

@@ -147,6 +147,23 @@ class ExternalTokensTest {
       assertThat(t.verify(sign(claims().expirationTime(new Date(s - 20_000)).build()), AUDIENCE))
           .as("expired within the 60 s skew").isInstanceOf(TokenVerdict.Accepted.class);
       assertThat(t.verify(good, AUDIENCE)).isInstanceOf(TokenVerdict.Accepted.class);
+      assertThat(JwtAccessTokens.ALGORITHMS).as("asymmetric algorithms only: a public key is no secret")
+          .noneMatch(a -> a.getName().startsWith("HS") || a.getName().equals("none"));
+    }
+
+    @Test
+    void anIdTokenIsNoAccessTokenEvenForItsAudience() throws Exception {
+      ExternalTokens t = tokens(List.of(), null);
+      assertThat(t.verify(sign(claims().claim("nonce", "n-1").build()), AUDIENCE)).isInstanceOf(TokenVerdict.Rejected.class);
+      assertThat(t.verify(sign(claims().claim("at_hash", "h").build()), AUDIENCE)).isInstanceOf(TokenVerdict.Rejected.class);
+    }
+
+    @Test
+    void aScopeThatWouldBreakTheChallengeHeaderIsRefused() {
+      for (String bad : List.of("a\"b", "a b", "a\\b", "a\r\nX: y", "")) {
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new ExternalTokens.Settings(issuer(), null, List.of(bad), null, null))
+            .as(bad).isInstanceOf(IllegalArgumentException.class);
+      }
     }
 
     @Test
@@ -216,6 +233,21 @@ class ExternalTokensTest {
       now.addAndGet(Introspection.MAX_CACHE_MILLIS);
       t.verify("opaque-token-1", AUDIENCE);
       assertThat(provider.exchanges().stream().filter(e -> e.path().equals("/realm/introspect"))).as("asked again after the cache life").hasSize(2);
+    }
+
+    @Test
+    void aVerdictCachedForOneAudienceIsNotTakenForAnother() throws Exception {
+      ExternalTokens byResource = new ExternalTokens(new ExternalTokens.Settings(issuer(), null, List.of(), "gateway", "s"), http(),
+          now::get, new Log(logged, Log.Level.DEBUG, new Redactor()));
+      introspection.set(Reply.json(active("\"" + AUDIENCE + "\"", now.get() / 1000 + 3600)));
+      assertThat(byResource.verify("opaque-token-2", AUDIENCE)).isInstanceOf(TokenVerdict.Accepted.class);
+      assertThat(byResource.verify("opaque-token-2", "https://other.example/mcp")).isInstanceOf(TokenVerdict.Rejected.class);
+    }
+
+    @Test
+    void aUsernameWithoutASubjectNamesNobody() throws Exception {
+      introspection.set(Reply.json("{\"active\":true,\"username\":\"bob\",\"aud\":\"" + AUDIENCE + "\"}"));
+      assertThat(tokens(List.of(), "gateway").verify("opaque-token-3", AUDIENCE)).isInstanceOf(TokenVerdict.Rejected.class);
     }
 
     @Test
