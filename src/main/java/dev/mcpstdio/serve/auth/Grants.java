@@ -364,19 +364,33 @@ public final class Grants {
     String refresh = familyId + "." + OpaqueTokens.fresh();
     long ttl = settings.accessTokenTtl().toMillis();
     families.put(familyId, family.rotated(OpaqueTokens.key(refresh), now), now);
+    // a grant holds two access tokens at most, the new one and the one before (requests in flight
+    // with it while the client refreshed still pass): a client refreshing in a loop cannot fill the store
+    long[] newest = {Long.MIN_VALUE};
+    accessTokens.forEachLive(now, t -> {
+      if (t.family().equals(familyId)) {
+        newest[0] = Math.max(newest[0], t.expiresAt());
+      }
+    });
+    accessTokens.removeAll(t -> t.family().equals(familyId) && t.expiresAt() < newest[0]);
     accessTokens.put(OpaqueTokens.key(access), new Token(family.user(), family.clientId(), family.resource(), familyId,
         Math.min(now + ttl, family.expiresAt())), now);
     // one second less than the token lives, so that a client never holds a token it thinks is live
     return new TokenOutcome.Issued(access, refresh, settings.accessTokenTtl().toSeconds() - 1, scope);
   }
 
-  /** At {@link #MAX_FAMILIES_PER_USER}, revokes the user's oldest live grant, so its new one fits. Under the lock. */
+  /**
+   * At {@link #MAX_FAMILIES_PER_USER} grants that were issued tokens, removes the user's oldest
+   * outright (its record and its access tokens), so that its new one fits without adding to the
+   * bounded store: a revoked record would stay for its 30 days, and enough of them would push
+   * other users' grants out after all. Under the lock.
+   */
   private void makeRoomForFamilyOf(String user, long now) {
     int[] live = {0};
     String[] oldest = {null};
     Family[] oldestFamily = {null};
     families.forEachLive(now, (id, f) -> {
-      if (!f.revoked() && f.user().equals(user)) {
+      if (!f.revoked() && f.currentRefresh() != null && f.user().equals(user)) {
         live[0]++;
         if (oldestFamily[0] == null || f.redeemedAt() < oldestFamily[0].redeemedAt()) {
           oldest[0] = id;
@@ -385,7 +399,9 @@ public final class Grants {
       }
     });
     if (live[0] >= MAX_FAMILIES_PER_USER) {
-      revokeFamily(oldest[0], oldestFamily[0], now);
+      String gone = oldest[0];
+      families.remove(gone);
+      accessTokens.removeAll(t -> t.family().equals(gone));
     }
   }
 
