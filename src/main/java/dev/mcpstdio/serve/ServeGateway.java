@@ -201,9 +201,6 @@ public final class ServeGateway implements AutoCloseable {
       connector.close();
       sessions.shutdown();
       era2026.close();
-      if (grantStore != null) {
-        grantStore.close();
-      }
     } finally {
       try {
         server.stop();
@@ -211,6 +208,10 @@ public final class ServeGateway implements AutoCloseable {
         // The graceful part ran out of its 2 s; Jetty has stopped everything all the same,
         // closing the connections still open (a client at the connection cap, say).
         log.info("stopped; connections still busy after " + server.getStopTimeout() + " ms were closed");
+      } finally {
+        if (grantStore != null) {
+          grantStore.close(); // after the last request: a token issued while stopping is written too
+        }
       }
     }
   }

@@ -77,7 +77,6 @@ class ServeFederatedLoginTest {
       HttpResponse<String> replayed = EmbeddedSignIn.get(toGateway);
       assertThat(replayed.statusCode()).as("the provider's answer is single use").isEqualTo(400);
       assertThat(EmbeddedSignIn.get(base + "/oidc/callback?state=made-up&code=x").statusCode()).isEqualTo(400);
-      assertThat(serve.log()).doesNotContain("gateway-secret");
     }
   }
 

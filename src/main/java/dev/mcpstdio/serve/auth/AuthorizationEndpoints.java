@@ -201,8 +201,10 @@ public final class AuthorizationEndpoints implements AccessTokens {
       switch (documents.resolve(r.clientId())) {
         case ClientDocuments.Resolved.Client c -> client = c.client();
         case ClientDocuments.Resolved.Refused refused -> {
-          log.warn("authorization request refused without redirect: " + refused.reason());
-          oauthError(response, callback, 400, "invalid_request", "client metadata document: " + refused.reason());
+          // the reason (what the fetch met) is the operator's: a caller must not learn what lies behind the gateway
+          log.warn("authorization request refused without redirect: client metadata document " + Log.visible(cutUrl(r.clientId()))
+              + ": " + refused.reason());
+          oauthError(response, callback, 400, "invalid_client", "the client metadata document cannot be used");
           return;
         }
       }
@@ -240,6 +242,10 @@ public final class AuthorizationEndpoints implements AccessTokens {
       return;
     }
     follow(response, callback, federated.callback(FormEncoding.decode(query)));
+  }
+
+  private static String cutUrl(String url) {
+    return url.length() > 200 ? url.substring(0, 200) + "..." : url;
   }
 
   private static void follow(Response response, Callback callback, FederatedLogin.Step step) {

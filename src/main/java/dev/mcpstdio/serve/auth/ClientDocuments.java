@@ -25,8 +25,12 @@ import java.util.regex.Pattern;
  * registration): a {@code client_id} that is an https URL with a path names a JSON document
  * there, which this server fetches instead of a registration. The URL must pass the relay's
  * {@link EndpointGuard} (https, no userinfo, a host, and here also no fragment, no query and no
- * dot segments), and the host must not resolve to a link-local, wildcard or multicast address (a
- * cloud's metadata service). The fetch follows no redirect, takes at most 10 s and 64 KiB. The
+ * dot segments), and the host must not resolve to a loopback, private-network (RFC 1918, CGNAT,
+ * unique-local IPv6), link-local (a cloud's metadata service), wildcard or multicast address: an
+ * anonymous caller picks the URL. The check is of the addresses the name resolves to when it is
+ * made; the fetch resolves the name again (the JVM's DNS cache, 30 s by default, makes a rebinding
+ * in between unlikely, not impossible). The fetch follows no redirect; its answer must start
+ * within 10 s and is refused over 64 KiB (read up to the OAuth client's 1 MiB bound). The
  * document must be one object whose {@code client_id} is exactly the URL and whose
  * {@code redirect_uris} (1 to 10) are each one this server would let a client register (loopback,
  * or the operator's {@code --allow-redirect-uri}): the server signs users in without a consent
@@ -70,8 +74,16 @@ final class ClientDocuments {
   private final Resolver resolver;
   private final BoundedStore<Cached> cache = new BoundedStore<>(MAX_CACHED); // guarded by itself
   private final Semaphore fetches = new Semaphore(CONCURRENT);
+  private final boolean privateHostsAllowed;
 
   ClientDocuments(OAuthHttp http, Set<String> allowedRedirects, LongSupplier clock, Log log, Resolver resolver) {
+    this(http, allowedRedirects, clock, log, resolver, false);
+  }
+
+  /** The same; {@code privateHostsAllowed} lets documents on loopback and private networks be fetched (tests only). */
+  ClientDocuments(OAuthHttp http, Set<String> allowedRedirects, LongSupplier clock, Log log, Resolver resolver,
+      boolean privateHostsAllowed) {
+    this.privateHostsAllowed = privateHostsAllowed;
     this.http = http;
     this.allowedRedirects = Set.copyOf(allowedRedirects);
     this.clock = clock;
@@ -164,11 +176,44 @@ final class ClientDocuments {
         if (a.isLinkLocalAddress() || a.isAnyLocalAddress() || a.isMulticastAddress()) {
           return "the client_id URL's host is a link-local, wildcard or multicast address";
         }
+        if (!privateHostsAllowed && isInternal(a)) {
+          return "the client_id URL's host is a loopback or private-network address";
+        }
       }
     } catch (UnknownHostException e) {
       return "the client_id URL's host is unknown";
     }
     return null;
+  }
+
+  /**
+   * Loopback, RFC 1918, shared (CGNAT, 100.64/10) and unique-local IPv6 (fc00::/7) addresses: an
+   * anonymous caller picks the URL, so nothing inside the gateway's network may be fetched for it.
+   */
+  static boolean isInternal(InetAddress a) {
+    if (a.isLoopbackAddress() || a.isSiteLocalAddress()) {
+      return true;
+    }
+    byte[] b = a.getAddress();
+    if (b.length == 4) {
+      return (b[0] & 0xff) == 100 && (b[1] & 0xc0) == 64;
+    }
+    if ((b[0] & 0xfe) == 0xfc) {
+      return true;
+    }
+    boolean mapped = true; // ::ffff:a.b.c.d
+    for (int i = 0; i < 10; i++) {
+      mapped &= b[i] == 0;
+    }
+    if (mapped && (b[10] & 0xff) == 0xff && (b[11] & 0xff) == 0xff) {
+      try {
+        return isInternal(InetAddress.getByAddress(java.util.Arrays.copyOfRange(b, 12, 16)))
+            || InetAddress.getByAddress(java.util.Arrays.copyOfRange(b, 12, 16)).isLinkLocalAddress();
+      } catch (UnknownHostException e) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private Resolved parse(String url, byte[] body, long now) {

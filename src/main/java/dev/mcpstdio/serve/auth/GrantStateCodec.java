@@ -17,7 +17,9 @@ import java.util.regex.Pattern;
  * the keyed codes, grant families and access tokens of a {@link GrantState}. Reading trusts
  * nothing: every record must have each member with its type and shape (store keys and family ids
  * as the server makes them, user names as the gate accepts them, integral timestamps); a record
- * that does not, or that has expired, or whose client is gone, is dropped and counted; a client
+ * that does not, or that has expired, or whose client (or, for a token, grant) is gone, is dropped
+ * and counted (a client ID metadata document's client is never registered, and its grants are
+ * kept); a client
  * whose redirect URIs the server would no longer register (an {@code --allow-redirect-uri} taken
  * away) is dropped with everything issued to it, and named.
  */
@@ -27,8 +29,10 @@ final class GrantStateCodec {
 
   /** A store key: base64url of a SHA-256, no padding. */
   private static final Pattern KEY = Pattern.compile("[A-Za-z0-9_-]{43}");
-  /** A family id, or a client id: base64url of 16 or 32 random bytes. */
+  /** A family id, or a registered client's id: base64url of 16 or 32 random bytes. */
   private static final Pattern ID = Pattern.compile("[A-Za-z0-9_-]{22,43}");
+  /** Any client's id: a registered one, or a client ID metadata document's https URL (printable ASCII, no space). */
+  private static final Pattern CLIENT = Pattern.compile("[A-Za-z0-9_-]{22,43}|https://[\\x21-\\x7e]{1,2040}");
   private static final Pattern CHALLENGE = Pattern.compile("[A-Za-z0-9._~-]{43,128}");
   private static final int MAX_TEXT = 2048;
 
@@ -43,7 +47,7 @@ final class GrantStateCodec {
   }
 
   /** What was read: the state, and what was dropped from it and why. */
-  record Decoded(GrantState state, int expired, int malformed, List<String> droppedClients) {}
+  record Decoded(GrantState state, int expired, int malformed, int orphaned, List<String> droppedClients) {}
 
   private GrantStateCodec() {}
 
@@ -110,6 +114,7 @@ final class GrantStateCodec {
     }
     int[] expired = {0};
     int[] malformed = {0};
+    int[] orphaned = {0};
     List<String> droppedClients = new ArrayList<>();
     Set<String> clientIds = new LinkedHashSet<>();
     List<RegisteredClient> clients = new ArrayList<>();
@@ -138,15 +143,15 @@ final class GrantStateCodec {
     }
     List<GrantState.Keyed<Grants.Code>> codes = new ArrayList<>();
     for (Map<String, JsonSpan> r : records(bytes, top.get("codes"), malformed)) {
-      keep(codes, expired, malformed, now, clientIds, () -> new GrantState.Keyed<>(text(bytes, r, "key", KEY), new Grants.Code(
-          text(bytes, r, "client_id", ID), text(bytes, r, "redirect_uri", null), text(bytes, r, "challenge", CHALLENGE),
+      keep(codes, expired, malformed, orphaned, now, clientIds, () -> new GrantState.Keyed<>(text(bytes, r, "key", KEY), new Grants.Code(
+          text(bytes, r, "client_id", CLIENT), text(bytes, r, "redirect_uri", null), text(bytes, r, "challenge", CHALLENGE),
           user(bytes, r), optional(bytes, r, "scope"), text(bytes, r, "resource", null), number(bytes, r, "expires_at"))),
           k -> k.value().clientId(), k -> k.value().expiresAt());
     }
     List<GrantState.Keyed<Grants.Family>> families = new ArrayList<>();
     for (Map<String, JsonSpan> r : records(bytes, top.get("families"), malformed)) {
-      keep(families, expired, malformed, now, clientIds, () -> new GrantState.Keyed<>(text(bytes, r, "id", ID), new Grants.Family(
-          user(bytes, r), text(bytes, r, "client_id", ID), optional(bytes, r, "scope"), text(bytes, r, "resource", null),
+      keep(families, expired, malformed, orphaned, now, clientIds, () -> new GrantState.Keyed<>(text(bytes, r, "id", ID), new Grants.Family(
+          user(bytes, r), text(bytes, r, "client_id", CLIENT), optional(bytes, r, "scope"), text(bytes, r, "resource", null),
           text(bytes, r, "code_key", KEY), number(bytes, r, "redeemed_at"), optionalKey(bytes, r, "current_refresh"),
           optionalKey(bytes, r, "previous_refresh"), number(bytes, r, "rotated_at"), bool(bytes, r, "revoked"),
           number(bytes, r, "expires_at"))), k -> k.value().clientId(), k -> k.value().expiresAt());
@@ -155,12 +160,14 @@ final class GrantStateCodec {
     families.forEach(f -> familyIds.add(f.key()));
     List<GrantState.Keyed<Grants.Token>> tokens = new ArrayList<>();
     for (Map<String, JsonSpan> r : records(bytes, top.get("access_tokens"), malformed)) {
-      keep(tokens, expired, malformed, now, clientIds, () -> new GrantState.Keyed<>(text(bytes, r, "key", KEY), new Grants.Token(
-          user(bytes, r), text(bytes, r, "client_id", ID), text(bytes, r, "resource", null), text(bytes, r, "family", ID),
+      keep(tokens, expired, malformed, orphaned, now, clientIds, () -> new GrantState.Keyed<>(text(bytes, r, "key", KEY), new Grants.Token(
+          user(bytes, r), text(bytes, r, "client_id", CLIENT), text(bytes, r, "resource", null), text(bytes, r, "family", ID),
           number(bytes, r, "expires_at"))), k -> k.value().clientId(), k -> k.value().expiresAt());
     }
+    int before = tokens.size();
     tokens.removeIf(t -> !familyIds.contains(t.value().family())); // a token outlives no family
-    return new Decoded(new GrantState(clients, codes, families, tokens), expired[0], malformed[0], droppedClients);
+    orphaned[0] += before - tokens.size();
+    return new Decoded(new GrantState(clients, codes, families, tokens), expired[0], malformed[0], orphaned[0], droppedClients);
   }
 
   private interface Reader<T> {
@@ -168,14 +175,16 @@ final class GrantStateCodec {
   }
 
   /** Adds the record {@code reader} reads unless it is malformed, expired, or its client is gone. */
-  private static <T> void keep(List<T> into, int[] expired, int[] malformed, long now, Set<String> clientIds, Reader<T> reader,
+  private static <T> void keep(List<T> into, int[] expired, int[] malformed, int[] orphaned, long now, Set<String> clientIds, Reader<T> reader,
       Function<T, String> client, java.util.function.ToLongFunction<T> expiresAt) {
     try {
       T value = reader.read();
       if (expiresAt.applyAsLong(value) <= now) {
         expired[0]++;
-      } else if (clientIds.contains(client.apply(value))) {
-        into.add(value);
+      } else if (clientIds.contains(client.apply(value)) || ClientDocuments.isDocumentUrl(client.apply(value))) {
+        into.add(value); // a document's client is never registered: its document is fetched again when it next authorizes
+      } else {
+        orphaned[0]++;
       }
     } catch (Malformed e) {
       malformed[0]++;

@@ -28,7 +28,8 @@ import java.nio.file.StandardCopyOption;
  * writes it (atomically, 0600, never through a link): changes that come while it writes are
  * coalesced into the next write, so a burst of sign-ins costs a few writes, not one each, and no
  * request waits for the disk. A write that fails is logged (one line, then counted at most every
- * 10 s) and the server goes on in memory. {@link #close} writes what is dirty and releases the lock.
+ * 10 s) and the server goes on in memory. {@link #close} writes what is dirty (waiting 10 s at most)
+ * and releases the lock once the writer has ended.
  * What changed in the last moment before a crash (a write not yet done) is lost: at worst a code
  * or a rotation, and the client signs in again.
  */
@@ -65,6 +66,12 @@ public final class GrantStore implements AutoCloseable {
       throw new IOException("the token store " + absolute + " is not a regular file");
     }
     PrivateFiles.folder(absolute.getParent(), false);
+    java.nio.file.attribute.PosixFileAttributeView folder = Files.getFileAttributeView(absolute.getParent(),
+        java.nio.file.attribute.PosixFileAttributeView.class, LinkOption.NOFOLLOW_LINKS);
+    if (folder != null && folder.readAttributes().permissions().stream().anyMatch(p -> p.name().startsWith("GROUP") || p.name().startsWith("OTHERS"))) {
+      log.warn("the token store's folder " + absolute.getParent() + " is open to its group or others ("
+          + java.nio.file.attribute.PosixFilePermissions.toString(folder.readAttributes().permissions()) + "); 0700 is safer");
+    }
     Path lockFile = absolute.resolveSibling(absolute.getFileName() + ".lock");
     FileLock lock = PrivateFiles.lock(lockFile);
     if (lock == null) {
@@ -109,7 +116,8 @@ public final class GrantStore implements AutoCloseable {
     log.info("token store " + file + ": " + s.clients().size() + " clients, " + s.families().size() + " grants, "
         + s.accessTokens().size() + " access tokens, " + s.codes().size() + " codes"
         + (decoded.expired() == 0 ? "" : "; " + decoded.expired() + " expired dropped")
-        + (decoded.malformed() == 0 ? "" : "; " + decoded.malformed() + " malformed records dropped"));
+        + (decoded.malformed() == 0 ? "" : "; " + decoded.malformed() + " malformed records dropped")
+        + (decoded.orphaned() == 0 ? "" : "; " + decoded.orphaned() + " records of clients or grants that are gone dropped"));
     if (!decoded.droppedClients().isEmpty()) {
       log.warn("token store: dropped " + decoded.droppedClients().size() + " client(s) whose redirect URIs this server no longer"
           + " allows, with their grants: " + String.join(", ", decoded.droppedClients().stream().limit(20).toList()));
@@ -165,6 +173,10 @@ public final class GrantStore implements AutoCloseable {
       notifyAll();
     }
     writer.join(10_000);
+    if (writer.isAlive()) { // a write that hangs (a dead disk): the lock stays ours until the process ends
+      log.warn("token store " + file + ": the last write has not finished; the lock is kept until the process exits");
+      return;
+    }
     release();
   }
 

@@ -72,11 +72,15 @@ class ClientDocumentsTest {
     return "https://localhost:" + server.port() + "/oauth/client.json";
   }
 
+  /** The test's document server is on loopback: only the test that checks that refusal turns this off. */
+  private boolean privateHosts = true;
+
   private ClientDocuments documents(ClientDocuments.Resolver resolver) throws Exception {
     // generous: the first TLS handshake of a busy 2-core CI machine (trust store, key agreement) took over 5 s
     OAuthHttp http = new OAuthHttp(OutboundHttp.createWithoutCookies(new OutboundHttp.Settings(Duration.ofSeconds(30),
         List.of(certificate), Map.of())), Duration.ofSeconds(30));
-    return new ClientDocuments(http, Set.of(HOSTED), now::get, new Log(logged, Log.Level.DEBUG, new Redactor()), resolver);
+    return new ClientDocuments(http, Set.of(HOSTED), now::get, new Log(logged, Log.Level.DEBUG, new Redactor()), resolver,
+        privateHosts);
   }
 
   private ClientDocuments documents() throws Exception {
@@ -134,6 +138,24 @@ class ClientDocumentsTest {
   }
 
   @Test
+  void aDocumentOnLoopbackOrAPrivateNetworkIsNeverFetched() throws Exception {
+    document.set(Reply.json(doc(url(), HOSTED)));
+    privateHosts = false;
+    long before = fetches();
+    assertThat(documents().resolve(url())).as("the same document, now on a host the gateway refuses")
+        .isInstanceOf(ClientDocuments.Resolved.Refused.class);
+    assertThat(fetches()).isEqualTo(before);
+    for (String address : List.of("127.0.0.1", "10.1.2.3", "172.16.0.1", "192.168.1.1", "100.64.0.1", "::1", "fd00::1",
+        "::ffff:10.0.0.1", "::ffff:169.254.169.254")) {
+      assertThat(ClientDocuments.isInternal(InetAddress.getByName(address))
+          || InetAddress.getByName(address).isLinkLocalAddress()).as(address).isTrue();
+    }
+    for (String address : List.of("8.8.8.8", "100.128.0.1", "2606:4700::1111")) {
+      assertThat(ClientDocuments.isInternal(InetAddress.getByName(address))).as(address).isFalse();
+    }
+  }
+
+  @Test
   void urlsThatCouldReachInsideAreNeverFetched() throws Exception {
     document.set(Reply.json(doc(url(), HOSTED)));
     long before = fetches();
@@ -145,6 +167,8 @@ class ClientDocumentsTest {
         "https://user@localhost:" + server.port() + "/client.json", "https://metadata.example/latest/meta-data")) {
       assertThat(d.resolve(bad)).as(bad).isInstanceOf(ClientDocuments.Resolved.Refused.class);
     }
+    assertThat(d.urlRefusal("https://metadata.example/latest/meta-data")).as("refused for its address, before any fetch")
+        .contains("link-local");
     assertThat(fetches()).isEqualTo(before);
   }
 }

@@ -170,6 +170,24 @@ class GrantStoreTest {
       assertThat(d.state()).as("only the real records are kept").isEqualTo(g.state());
       assertThat(d.malformed()).as("a bad key, a bad user, bad types, a non-object").isEqualTo(4);
       assertThat(d.expired()).isEqualTo(1);
+      assertThat(d.orphaned()).as("a code of an unknown client, a token of an unknown grant").isEqualTo(2);
+    }
+
+    @Test
+    void aMetadataDocumentClientsGrantsSurviveThoughItIsNeverRegistered() throws Exception {
+      Grants g = grants(Set.of());
+      String url = "https://client.example/oauth/client.json";
+      RegisteredClient document = new RegisteredClient(url, List.of(REDIRECT), now.get() / 1000);
+      Pkce pkce = Pkce.create();
+      String code = ((AuthorizeOutcome.Issued) g.authorize(new AuthorizationRequest(url, REDIRECT, "code", pkce.challenge(), "S256", null,
+          RESOURCE, "carol"), RESOURCE, document)).code();
+      TokenOutcome.Issued t = (TokenOutcome.Issued) g.token(new HashMap<>(Map.of("grant_type", "authorization_code", "code", code,
+          "client_id", url, "redirect_uri", REDIRECT, "code_verifier", pkce.verifier())));
+      GrantStateCodec.Decoded d = GrantStateCodec.decode(GrantStateCodec.encode(g.state()), now.get(), Set.of());
+      assertThat(d.malformed() + d.orphaned()).isZero();
+      Grants restored = grants(Set.of());
+      restored.restore(d.state());
+      assertThat(restored.principal(t.accessToken(), RESOURCE)).isEqualTo("carol");
     }
 
     @Test
