@@ -56,7 +56,10 @@ class ServeFederatedLoginTest {
       String base = "http://127.0.0.1:" + serve.gateway.port();
       String clientId = EmbeddedSignIn.register(base);
       Pkce pkce = Pkce.create();
-      String toProvider = location(EmbeddedSignIn.get(EmbeddedSignIn.authorizeUrl(base, clientId, pkce, REDIRECT)));
+      HttpResponse<String> authorize = EmbeddedSignIn.get(EmbeddedSignIn.authorizeUrl(base, clientId, pkce, REDIRECT));
+      String toProvider = location(authorize);
+      String setCookie = authorize.headers().firstValue("Set-Cookie").orElseThrow();
+      String cookie = setCookie.substring(0, setCookie.indexOf(';'));
       assertThat(toProvider).startsWith(issuer() + "/authorize?");
       Map<String, String> asked = FormEncoding.decode(URI.create(toProvider).getRawQuery());
       assertThat(asked).containsEntry("client_id", "mcp-gateway").containsEntry("redirect_uri", base + "/oidc/callback")
@@ -64,7 +67,13 @@ class ServeFederatedLoginTest {
 
       String toGateway = location(EmbeddedSignIn.get(toProvider));
       assertThat(toGateway).startsWith(base + "/oidc/callback?");
-      String toClient = location(EmbeddedSignIn.get(toGateway));
+      assertThat(EmbeddedSignIn.get(toGateway).statusCode()).as("the answer without the browser's cookie").isEqualTo(400);
+      // that refusal used the login up: begin again, in the same browser, and come back with its cookie
+      authorize = EmbeddedSignIn.get(EmbeddedSignIn.authorizeUrl(base, clientId, pkce, REDIRECT));
+      setCookie = authorize.headers().firstValue("Set-Cookie").orElseThrow();
+      cookie = setCookie.substring(0, setCookie.indexOf(';'));
+      toGateway = location(EmbeddedSignIn.get(location(authorize)));
+      String toClient = location(EmbeddedSignIn.get(toGateway, "Cookie", cookie));
       assertThat(toClient).startsWith(REDIRECT + "?");
       Map<String, String> back = FormEncoding.decode(URI.create(toClient).getRawQuery());
       assertThat(back).containsEntry("state", "st-1").containsEntry("iss", base).containsKey("code");
@@ -74,7 +83,7 @@ class ServeFederatedLoginTest {
       HttpResponse<String> init = serve.post(null, INIT, false, "Authorization", "Bearer " + tokens.get("access_token"));
       assertThat(init.statusCode()).as(init.body()).isEqualTo(200);
 
-      HttpResponse<String> replayed = EmbeddedSignIn.get(toGateway);
+      HttpResponse<String> replayed = EmbeddedSignIn.get(toGateway, "Cookie", cookie);
       assertThat(replayed.statusCode()).as("the provider's answer is single use").isEqualTo(400);
       assertThat(EmbeddedSignIn.get(base + "/oidc/callback?state=made-up&code=x").statusCode()).isEqualTo(400);
     }

@@ -241,16 +241,35 @@ public final class AuthorizationEndpoints implements AccessTokens {
           federated == null ? "not found" : "parameter repeated: " + repeated);
       return;
     }
-    follow(response, callback, federated.callback(FormEncoding.decode(query)));
+    follow(response, callback, federated.callback(FormEncoding.decode(query), cookies(request)));
   }
 
   private static String cutUrl(String url) {
     return url.length() > 200 ? url.substring(0, 200) + "..." : url;
   }
 
+  /** The request's cookies by name (RFC 6265 section 5.4); the first of a name wins. */
+  private static Map<String, String> cookies(Request request) {
+    Map<String, String> out = new LinkedHashMap<>();
+    for (String header : request.getHeaders().getValuesList(HttpHeader.COOKIE)) {
+      for (String pair : header.split(";")) {
+        int eq = pair.indexOf('=');
+        if (eq > 0) {
+          out.putIfAbsent(pair.substring(0, eq).trim(), pair.substring(eq + 1).trim());
+        }
+      }
+    }
+    return out;
+  }
+
   private static void follow(Response response, Callback callback, FederatedLogin.Step step) {
     switch (step) {
-      case FederatedLogin.Step.Redirect to -> redirect(response, callback, to.location());
+      case FederatedLogin.Step.Redirect to -> {
+        if (to.setCookie() != null) {
+          response.getHeaders().add(HttpHeader.SET_COOKIE, to.setCookie());
+        }
+        redirect(response, callback, to.location());
+      }
       case FederatedLogin.Step.Refused refused -> oauthError(response, callback, refused.status(), refused.error(), refused.description());
     }
   }

@@ -27,6 +27,10 @@ import java.util.function.LongSupplier;
  * user, the ID token's {@code sub}, signed in for the client's request. Fail closed: anything else
  * and the client is told {@code access_denied}.
  *
+ * <p>Each login is bound to the browser that began it: a cookie named after its state, holding a
+ * random value whose digest the login keeps ({@code HttpOnly}, {@code SameSite=Lax}, the callback's
+ * path, {@code Secure} for an https issuer), must come back with the provider's answer.
+ *
  * <p>Waiting logins are bounded ({@link #MAX_PENDING}, each at most {@link #PENDING_MILLIS}; the
  * soonest to expire make room) and single use: a callback takes its login out first.
  */
@@ -40,12 +44,19 @@ final class FederatedLogin {
 
   /** A login sent to the provider: the client's request, and what the provider must send back. */
   private record Pending(AuthorizationRequest request, RegisteredClient client, String clientState, String iss, String resource, String nonce,
-      String verifier, long expiresAt) implements BoundedStore.Expiring {}
+      String verifier, String browserKey, long expiresAt) implements BoundedStore.Expiring {}
 
   /** Where the browser goes next. */
   sealed interface Step {
-    /** To the provider, or back to the client. */
-    record Redirect(String location) implements Step {}
+    /**
+     * To the provider, or back to the client; {@code setCookie} is a {@code Set-Cookie} value to
+     * send with it, or null.
+     */
+    record Redirect(String location, String setCookie) implements Step {
+      Redirect(String location) {
+        this(location, null);
+      }
+    }
 
     /** Answered here: the callback matches no login (or the provider is unusable before any redirect). */
     record Refused(int status, String error, String description) implements Step {}
@@ -84,8 +95,10 @@ final class FederatedLogin {
     String nonce = OpaqueTokens.fresh();
     Pkce pkce = Pkce.create();
     long now = clock.getAsLong();
+    String browser = OpaqueTokens.fresh(); // binds the login to the browser that began it
     synchronized (pending) {
-      pending.put(OpaqueTokens.key(state), new Pending(r, client, clientState, iss, resource, nonce, pkce.verifier(), now + PENDING_MILLIS), now);
+      pending.put(OpaqueTokens.key(state), new Pending(r, client, clientState, iss, resource, nonce, pkce.verifier(),
+          OpaqueTokens.key(browser), now + PENDING_MILLIS), now);
     }
     Map<String, String> q = new LinkedHashMap<>();
     q.put("response_type", "code");
@@ -97,11 +110,23 @@ final class FederatedLogin {
     q.put("code_challenge", pkce.challenge());
     q.put("code_challenge_method", "S256");
     URI endpoint = linked.metadata().authorizationEndpoint();
-    return new Step.Redirect(endpoint + (endpoint.getRawQuery() == null ? "?" : "&") + FormEncoding.encode(q));
+    String cookie = cookieName(state) + "=" + browser + "; Path=" + URI.create(iss).getRawPath() + CALLBACK + "; Max-Age="
+        + PENDING_MILLIS / 1000 + "; HttpOnly; SameSite=Lax" + (iss.startsWith("https://") ? "; Secure" : "");
+    return new Step.Redirect(endpoint + (endpoint.getRawQuery() == null ? "?" : "&") + FormEncoding.encode(q), cookie);
   }
 
-  /** The provider's answer at {@link #CALLBACK}: the client's request granted, or refused, by redirect. */
-  Step callback(Map<String, String> query) throws InterruptedException {
+  /** The cookie of one login: named after its state, so that logins begun side by side in one browser keep theirs. */
+  static String cookieName(String state) {
+    return "mcp_stdio_login_" + OpaqueTokens.key(state).substring(0, 16);
+  }
+
+  /**
+   * The provider's answer at {@link #CALLBACK}: the client's request granted, or refused, by
+   * redirect. {@code cookies} are the request's; the login's own must be among them: an answer
+   * brought by another browser than the one that began the login (login CSRF: a provider URL sent
+   * to a victim whose single sign-on completes it) is refused here.
+   */
+  Step callback(Map<String, String> query, Map<String, String> cookies) throws InterruptedException {
     String state = query.get("state");
     Pending p;
     long now = clock.getAsLong();
@@ -113,6 +138,12 @@ final class FederatedLogin {
     }
     if (p == null) {
       return new Step.Refused(400, "invalid_request", "no sign-in is waiting for this answer (expired, used, or never begun)");
+    }
+    String browser = cookies.get(cookieName(state));
+    if (browser == null || !MessageDigest.isEqual(OpaqueTokens.key(browser).getBytes(StandardCharsets.US_ASCII),
+        p.browserKey().getBytes(StandardCharsets.US_ASCII))) {
+      log.warn("sign-in at " + settings.issuer() + " refused: its answer came to a browser that did not begin it");
+      return new Step.Refused(400, "invalid_request", "this sign-in was begun in another browser");
     }
     if (query.get("error") != null || query.get("code") == null) {
       log.info("sign-in at " + settings.issuer() + " not completed: " + Log.visible(cut(query.getOrDefault("error", "no code"))));

@@ -93,10 +93,13 @@ class FederatedLoginTest {
     RegisteredClient client = grants.register(List.of(REDIRECT));
     AuthorizationRequest r = new AuthorizationRequest(client.clientId(), REDIRECT, "code", Pkce.create().challenge(), "S256", null,
         RESOURCE, null);
-    FederatedLogin.Step out = login.begin(r, client, "client-state", ISS, RESOURCE);
-    Map<String, String> asked = FormEncoding.decode(URI.create(((FederatedLogin.Step.Redirect) out).location()).getRawQuery());
+    FederatedLogin.Step.Redirect out = (FederatedLogin.Step.Redirect) login.begin(r, client, "client-state", ISS, RESOURCE);
+    Map<String, String> asked = FormEncoding.decode(URI.create(out.location()).getRawQuery());
     lastNonce.set(asked.get("nonce"));
-    FederatedLogin.Step back = login.callback(Map.of("state", asked.get("state"), "code", "provider-code"));
+    assertThat(out.setCookie()).contains("HttpOnly").contains("SameSite=Lax").contains("Secure").contains("Path=/oidc/callback");
+    String cookie = out.setCookie().substring(0, out.setCookie().indexOf(';'));
+    Map<String, String> browser = Map.of(cookie.substring(0, cookie.indexOf('=')), cookie.substring(cookie.indexOf('=') + 1));
+    FederatedLogin.Step back = login.callback(Map.of("state", asked.get("state"), "code", "provider-code"), browser);
     String location = ((FederatedLogin.Step.Redirect) back).location();
     assertThat(location).startsWith(REDIRECT + "?");
     return FormEncoding.decode(URI.create(location).getRawQuery());
@@ -111,6 +114,25 @@ class FederatedLoginTest {
     assertThat(redeemed.getFirst().text()).contains("code=provider-code").contains("code_verifier=")
         .contains("redirect_uri=" + java.net.URLEncoder.encode(ISS + "/oidc/callback", java.nio.charset.StandardCharsets.UTF_8));
     assertThat(redeemed.getFirst().header("Authorization")).startsWith("Basic ");
+  }
+
+  @Test
+  void anAnswerBroughtByAnotherBrowserSignsNobodyIn() throws Exception {
+    idToken.set((nonce, claims) -> signed(key, claims.build()));
+    FederatedLogin login = new FederatedLogin(new FederationSettings(issuer(), "gw", "secret"),
+        new OAuthHttp(HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build(), Duration.ofSeconds(30)), grants,
+        System::currentTimeMillis, new Log(logged, Log.Level.DEBUG, new Redactor()));
+    RegisteredClient client = grants.register(List.of(REDIRECT));
+    AuthorizationRequest r = new AuthorizationRequest(client.clientId(), REDIRECT, "code", Pkce.create().challenge(), "S256", null,
+        RESOURCE, null);
+    FederatedLogin.Step.Redirect out = (FederatedLogin.Step.Redirect) login.begin(r, client, "client-state", ISS, RESOURCE);
+    String state = FormEncoding.decode(URI.create(out.location()).getRawQuery()).get("state");
+    String name = FederatedLogin.cookieName(state);
+    for (Map<String, String> cookies : List.of(Map.<String, String>of(), Map.of(name, "a-guess"))) {
+      FederatedLogin.Step back = login.callback(Map.of("state", state, "code", "provider-code"), cookies);
+      assertThat(back).as("cookies %s", cookies).isInstanceOf(FederatedLogin.Step.Refused.class);
+    }
+    assertThat(provider.exchanges().stream().filter(e -> e.path().equals("/idp/token"))).as("no code redeemed").isEmpty();
   }
 
   @Test
