@@ -5,6 +5,7 @@ import dev.mcpstdio.serve.auth.AccessTokens;
 import dev.mcpstdio.serve.auth.TokenVerdict;
 import dev.mcpstdio.serve.http.Principals;
 import dev.mcpstdio.serve.http.Replies;
+import dev.mcpstdio.serve.metrics.ServeMetrics;
 import dev.mcpstdio.stdio.Log;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.server.Handler;
@@ -35,6 +36,7 @@ final class AuthGate extends Handler.Wrapper {
   private final ServeConfig config;
   private final Log log;
   private final dev.mcpstdio.serve.http.RepeatedFailures unchecked;
+  private final ServeMetrics metrics;
 
   /**
    * @param resource this endpoint's URL for a request, the audience its tokens must be for (the
@@ -43,8 +45,9 @@ final class AuthGate extends Handler.Wrapper {
    * @param unchecked where tokens that could not be checked are reported (shared by every gate)
    */
   AuthGate(BearerGate bearer, AccessTokens tokens, java.util.function.Function<Request, String> resource, ServeConfig config,
-      dev.mcpstdio.serve.http.RepeatedFailures unchecked, Log log, Handler protectedHandler) {
+      dev.mcpstdio.serve.http.RepeatedFailures unchecked, ServeMetrics metrics, Log log, Handler protectedHandler) {
     super(protectedHandler);
+    this.metrics = metrics;
     this.bearer = bearer;
     this.tokens = tokens;
     this.resource = resource;
@@ -70,16 +73,21 @@ final class AuthGate extends Handler.Wrapper {
     if (verdict == BearerGate.Verdict.INVALID && tokens != null) {
       switch (tokens.verify(BearerGate.token(authorization), resource.apply(request))) {
         case TokenVerdict.Accepted accepted -> {
+          metrics.tokenChecked("accepted");
           unchecked.succeeded("access tokens are checked again");
           request.setAttribute(Principals.ATTRIBUTE, accepted.principal());
           return super.handle(request, response, callback);
         }
         case TokenVerdict.InsufficientScope missing -> {
+          metrics.tokenChecked("insufficient_scope");
+          request.setAttribute(ServeMetrics.REJECTION_ATTRIBUTE, ServeMetrics.Rejection.INSUFFICIENT_SCOPE);
           response.getHeaders().put(HttpHeader.WWW_AUTHENTICATE, bearer.insufficientScope(missing.scope(), origin));
           Replies.error(response, callback, 403, null, ErrorCodes.UPSTREAM_ERROR, "insufficient scope: the token needs " + missing.scope());
           return true;
         }
         case TokenVerdict.Unavailable unavailable -> {
+          metrics.tokenChecked("unavailable");
+          request.setAttribute(ServeMetrics.REJECTION_ATTRIBUTE, ServeMetrics.Rejection.AUTH_UNAVAILABLE);
           // the reason (hosts, statuses of the provider) is the operator's, not the client's
           unchecked.failed("access tokens cannot be checked now: " + unavailable.reason());
           response.getHeaders().put(HttpHeader.RETRY_AFTER, String.valueOf(RETRY_AFTER_SECONDS));
@@ -87,9 +95,14 @@ final class AuthGate extends Handler.Wrapper {
               "the access token cannot be checked now; try again shortly");
           return true;
         }
-        case TokenVerdict.Rejected rejected -> log.debug("access token refused: " + rejected.reason());
+        case TokenVerdict.Rejected rejected -> {
+          metrics.tokenChecked("rejected");
+          log.debug("access token refused: " + rejected.reason());
+        }
       }
     }
+    request.setAttribute(ServeMetrics.REJECTION_ATTRIBUTE,
+        verdict == BearerGate.Verdict.MISSING ? ServeMetrics.Rejection.AUTH_MISSING : ServeMetrics.Rejection.AUTH_INVALID);
     response.getHeaders().put(HttpHeader.WWW_AUTHENTICATE, bearer.challenge(verdict, origin,
         tokens == null ? java.util.List.of() : tokens.requiredScopes()));
     Replies.error(response, callback, 401, null, ErrorCodes.UPSTREAM_ERROR,

@@ -36,16 +36,22 @@ final class HostGuard {
     }
   }
 
-  /** Null when the request may proceed, else why it may not (for a 403 and the log). */
+  /** The refusal of a request whose {@code Host} is not this gateway's. */
+  static final String HOST_REFUSED = "Host header not allowed";
+
+  /** The refusal of a request from a page of an origin not allowed. */
+  static final String ORIGIN_REFUSED = "Origin not allowed";
+
+  /** Null when the request may proceed, else why it may not ({@link #HOST_REFUSED} or {@link #ORIGIN_REFUSED}: for a 403 and the log). */
   String refusal(String hostHeader, String originHeader) {
     if (checkHost && hostHeader != null) {
       String name = hostName(hostHeader);
       if (name == null || !(isLoopback(name) || name.equals(publicHost))) {
-        return "Host header not allowed";
+        return HOST_REFUSED;
       }
     }
     if (originHeader != null && !originAllowed(originHeader)) {
-      return "Origin not allowed";
+      return ORIGIN_REFUSED;
     }
     return null;
   }

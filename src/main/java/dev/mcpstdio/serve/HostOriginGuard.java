@@ -2,6 +2,7 @@ package dev.mcpstdio.serve;
 
 import dev.mcpstdio.jsonrpc.ErrorCodes;
 import dev.mcpstdio.serve.http.Replies;
+import dev.mcpstdio.serve.metrics.ServeMetrics;
 import dev.mcpstdio.stdio.Log;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.server.Handler;
@@ -31,6 +32,8 @@ final class HostOriginGuard extends Handler.Wrapper {
     if (refusal == null) {
       return super.handle(request, response, callback);
     }
+    request.setAttribute(ServeMetrics.REJECTION_ATTRIBUTE,
+        refusal.equals(HostGuard.ORIGIN_REFUSED) ? ServeMetrics.Rejection.ORIGIN : ServeMetrics.Rejection.HOST);
     log.warn("refused " + request.getMethod() + " " + request.getHttpURI().getPath() + ": " + refusal);
     // Its body is never read, so the connection cannot carry another request: say so, or a
     // client that reuses it races the close and sees its next request cut off.

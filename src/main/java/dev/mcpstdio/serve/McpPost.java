@@ -12,6 +12,7 @@ import dev.mcpstdio.serve.http.Principals;
 import dev.mcpstdio.serve.era2026.ValidationLadder;
 import dev.mcpstdio.serve.http.Replies;
 import dev.mcpstdio.serve.http.RequestBodies;
+import dev.mcpstdio.serve.metrics.ServeMetrics;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -32,27 +33,30 @@ final class McpPost {
   private final Era2026Endpoint era2026;
 
   private final boolean modernOnly;
+  private final ServeMetrics metrics;
 
-  McpPost(RequestBodies bodies, McpEndpoint era2025, Era2026Endpoint era2026, boolean modernOnly) {
+  McpPost(RequestBodies bodies, McpEndpoint era2025, Era2026Endpoint era2026, boolean modernOnly, ServeMetrics metrics) {
     this.modernOnly = modernOnly;
+    this.metrics = metrics;
     this.bodies = bodies;
     this.era2025 = era2025;
     this.era2026 = era2026;
   }
 
   void post(Request request, Response response, Callback callback) throws Exception {
+    long arrived = System.nanoTime();
     byte[] body = bodies.read(request, response, callback);
     if (body == null) {
       return;
     }
     try {
-      handle(body, request, response, callback);
+      handle(body, arrived, request, response, callback);
     } finally {
       bodies.release(body);
     }
   }
 
-  private void handle(byte[] body, Request request, Response response, Callback callback) throws InterruptedException {
+  private void handle(byte[] body, long arrived, Request request, Response response, Callback callback) throws InterruptedException {
     JsonRpcMessage message;
     try {
       message = JsonRpcCodec.parseReceived(body, null); // strict UTF-8, as the relay reads stdin
@@ -72,7 +76,15 @@ final class McpPost {
       }
       default -> {}
     }
-    if (EraClassifier.era(message) == EraClassifier.Era.ERA_2026) {
+    boolean era2026Message = EraClassifier.era(message) == EraClassifier.Era.ERA_2026;
+    String method = switch (message) {
+      case JsonRpcMessage.Request r -> r.method();
+      case JsonRpcMessage.Notification n -> n.method();
+      default -> null;
+    };
+    Request.addCompletionListener(request, failure -> metrics.message(era2026Message ? "2026" : "2025", method,
+        response.getStatus(), failure != null, System.nanoTime() - arrived));
+    if (era2026Message) {
       era2026.handle(message, Principals.of(request), name -> request.getHeaders().getValuesList(name),
           request.getHeaders().getValuesList(HttpHeader.ACCEPT), response, callback);
     } else if (modernOnly && message instanceof JsonRpcMessage.Request r && r.method().equals("initialize")) {

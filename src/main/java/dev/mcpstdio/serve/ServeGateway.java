@@ -18,6 +18,10 @@ import dev.mcpstdio.serve.http.RequestBodies;
 import dev.mcpstdio.stdio.Log;
 import java.net.URI;
 import java.util.concurrent.Executors;
+import dev.mcpstdio.process.ChildCensus;
+import dev.mcpstdio.serve.metrics.MetricsEndpoint;
+import dev.mcpstdio.serve.metrics.RequestMetrics;
+import dev.mcpstdio.serve.metrics.ServeMetrics;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.HttpConfiguration;
@@ -46,6 +50,8 @@ public final class ServeGateway implements AutoCloseable {
 
   private static final String METADATA_PATH = "/.well-known/oauth-protected-resource";
   private static final String AS_METADATA_PATH = "/.well-known/oauth-authorization-server";
+  /** The metrics, in the Prometheus text format; protected like the MCP endpoint. */
+  static final String METRICS_PATH = "/metrics";
 
   /** Jetty's system property for its padding of contended fields (see the static block). */
   static final String REFERENCES_PER_CACHE_LINE = "org.eclipse.jetty.util.referencesPerCacheLine";
@@ -92,11 +98,13 @@ public final class ServeGateway implements AutoCloseable {
   private final NetworkConnectionLimit limit;
   /** Tokens that could not be checked (the provider unreachable): one log line, then counts. */
   private final dev.mcpstdio.serve.http.RepeatedFailures uncheckedTokens;
+  private final ChildCensus census = new ChildCensus();
+  private final ServeMetrics metrics;
 
   public ServeGateway(ServeConfig config, Log log) {
     this.config = config;
     this.log = log;
-    this.sessions = new Sessions(config, log);
+    this.sessions = new Sessions(config, log, census);
     this.guard = new HostGuard(config.host(), config.publicUrl(), config.allowedOrigins());
     this.gate = new BearerGate(config.authToken(), config.publicUrl(), config.path());
     this.grants = config.oauth().enabled() ? new Grants(GrantSettings.DEFAULTS.withAccessTokenTtl(config.oauth().accessTokenTtl()),
@@ -111,9 +119,11 @@ public final class ServeGateway implements AutoCloseable {
     this.bodies = new RequestBodies(config.maxMessageSize(), config.connections().bodyTimeout());
     this.era2026 = new Era2026Endpoint(new ChildPool.Settings(config.child(), config.maxMessageSize(), config.ladder(),
         config.launch().stderrLimit(), config.era2026().perPrincipal(), config.era2026().total(), config.era2026().idleTtl(),
-        HANDSHAKE_TIMEOUT, config.owners().userEnv()), config.backendTimeout(), config.keepAlive(), config.era2026().cacheTtlMs(), log);
+        HANDSHAKE_TIMEOUT, config.owners().userEnv(), census), config.backendTimeout(), config.keepAlive(), config.era2026().cacheTtlMs(), log);
     this.endpoint = new McpEndpoint(config, sessions);
-    this.post = new McpPost(bodies, endpoint, era2026, config.era2026().modernOnly());
+    this.metrics = new ServeMetrics(dev.mcpstdio.Version.get(), new ServeMetrics.State(sessions::open,
+        () -> sessions.opened(false), () -> sessions.opened(true), census::alive, census::started, this::connections));
+    this.post = new McpPost(bodies, endpoint, era2026, config.era2026().modernOnly(), metrics);
     this.legacy = new LegacySseEndpoint(config, sessions, bodies);
     this.callbacks = new CallbackEndpoint(sessions, bodies, config.keepAlive().toMillis());
     this.readiness = new Readiness(config, sessions);
@@ -246,6 +256,8 @@ public final class ServeGateway implements AutoCloseable {
       routes.exact(config.ssePath(), protect(MethodHandler.on("GET", legacy::stream).build()));
       routes.exact(config.messagesPath(), protect(MethodHandler.on("POST", legacy::post).build()));
     }
+    MetricsEndpoint scrapes = new MetricsEndpoint(metrics);
+    routes.exact(METRICS_PATH, protect(MethodHandler.on("GET", scrapes::scrape).on("HEAD", scrapes::scrape).build()));
     routes.exact("/healthz", MethodHandler.on("GET", ServeGateway::healthy).on("HEAD", ServeGateway::healthy).elseNotFound());
     routes.exact("/readyz", MethodHandler.on("GET", this::ready).on("HEAD", this::ready).elseNotFound());
     if (gate.enabled() || tokens != null) {
@@ -261,11 +273,15 @@ public final class ServeGateway implements AutoCloseable {
         routes.exact(AuthorizationEndpoints.OIDC_CALLBACK, MethodHandler.on("GET", oauth::oidcCallback).build());
       }
     }
-    return new AccessLog(log, new HostOriginGuard(guard, log, routes));
+    java.util.Map<String, String> oauthPaths = oauth == null ? java.util.Map.of() : java.util.Map.of(
+        AuthorizationEndpoints.AUTHORIZE, "authorize", AuthorizationEndpoints.TOKEN, "token",
+        AuthorizationEndpoints.REGISTER, "register", AuthorizationEndpoints.REVOKE, "revoke",
+        AuthorizationEndpoints.OIDC_CALLBACK, "oidc_callback");
+    return new AccessLog(log, new RequestMetrics(metrics, oauthPaths, new HostOriginGuard(guard, log, routes)));
   }
 
   private Handler protect(Handler endpointHandler) {
-    return new AuthGate(gate, tokens, this::resourceOf, config, uncheckedTokens, log, endpointHandler);
+    return new AuthGate(gate, tokens, this::resourceOf, config, uncheckedTokens, metrics, log, endpointHandler);
   }
 
   /**

@@ -19,7 +19,8 @@ import org.junit.jupiter.api.Test;
  * pieces both use ({@code serve.http}: replies, event streams, bodies, byte budgets) at the bottom,
  * naming nothing of serve. Of the top package, an era may name only the configuration record
  * ({@code ServeConfig}); the 2026 era names none of it (its settings are its own). The embedded
- * authorization server ({@code serve.auth}) names only the HTTP pieces.
+ * authorization server ({@code serve.auth}) names only the HTTP pieces; the metrics ({@code
+ * serve.metrics}) name nothing of serve (the gateway hands them what they read).
  */
 class ServePackagesTest {
 
@@ -33,6 +34,7 @@ class ServePackagesTest {
     check("era2026", List.of(".era2026", ".http"), List.of(), offending);
     check("http", List.of(".http"), List.of(), offending);
     check("auth", List.of(".auth", ".http"), List.of(), offending);
+    check("metrics", List.of(".metrics"), List.of(), offending);
     assertThat(offending).isEmpty();
   }
 

@@ -57,10 +57,20 @@ public final class Sessions {
   /** Sessions spawned ahead of their clients; inert without {@code --warm}. */
   private final WarmSessions warm;
   private volatile boolean shuttingDown;
+  /** The gateway's children: each session's is counted from its spawn (warm ones too) until it exits. */
+  private final dev.mcpstdio.process.ChildCensus census;
+  /** Sessions a client opened (listed), by transport: Streamable HTTP, HTTP+SSE (2024-11-05). */
+  private final java.util.concurrent.atomic.LongAdder openedStreamable = new java.util.concurrent.atomic.LongAdder();
+  private final java.util.concurrent.atomic.LongAdder openedHttpSse = new java.util.concurrent.atomic.LongAdder();
 
   public Sessions(ServeConfig config, Log log) {
+    this(config, log, new dev.mcpstdio.process.ChildCensus());
+  }
+
+  public Sessions(ServeConfig config, Log log, dev.mcpstdio.process.ChildCensus census) {
     this.config = config;
     this.log = log;
+    this.census = census;
     this.slots = new Semaphore(config.maxSessions());
     this.startFailures = new RepeatedFailures(log::error, log, () -> System.nanoTime() / 1_000_000);
     this.reaper = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("session-reaper").factory());
@@ -86,6 +96,16 @@ public final class Sessions {
 
   int size() {
     return byId.size();
+  }
+
+  /** Sessions open now (listed, whichever transport). */
+  public int open() {
+    return byId.size();
+  }
+
+  /** Sessions opened since the start, of the HTTP+SSE (2024-11-05) transport when {@code httpSse}, else of Streamable HTTP. */
+  public long opened(boolean httpSse) {
+    return (httpSse ? openedHttpSse : openedStreamable).sum();
   }
 
   public boolean full() {
@@ -133,6 +153,7 @@ public final class Sessions {
       }
     }
     byId.put(session.id, session);
+    (oneStream ? openedHttpSse : openedStreamable).increment();
     if (shuttingDown) { // shutdown swept the map between the check above and the put
       end(session, "the gateway is shutting down");
       return null;
@@ -196,8 +217,10 @@ public final class Sessions {
       session.secrets.add(credentials.token());
       session.callbacks(registry, callbackEvents);
       java.util.Map<String, String> userEnv = arrival == null ? java.util.Map.of() : config.owners().envFor(arrival.owner());
-      session.attach(ChildProcess.start(launched.child().with(credentials.env()).with(userEnv), config.maxMessageSize(),
-          childLog, config.ladder(), session), launched.workspace());
+      ChildProcess child = ChildProcess.start(launched.child().with(credentials.env()).with(userEnv), config.maxMessageSize(),
+          childLog, config.ladder(), session);
+      census.track(child);
+      session.attach(child, launched.workspace());
     } catch (IOException | RuntimeException e) {
       startFailures.failed("could not start " + config.child().argv().getFirst() + ": " + e.getMessage());
       if (launched != null) {

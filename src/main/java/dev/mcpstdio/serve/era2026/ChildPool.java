@@ -63,11 +63,18 @@ public final class ChildPool implements AutoCloseable {
    *     starts), and the command's probe process serves no user's child: it is closed instead
    */
   public record Settings(ChildSpec child, long maxLineBytes, ChildProcess.Ladder ladder, ChildProcess.StderrLimit stderrLimit,
-      int perPrincipal, int total, Duration idleTtl, Duration handshakeTimeout, String userEnv) {
+      int perPrincipal, int total, Duration idleTtl, Duration handshakeTimeout, String userEnv,
+      dev.mcpstdio.process.ChildCensus census) {
     public Settings {
       if (perPrincipal < 1 || total < 1) {
         throw new IllegalArgumentException("pool caps must be at least 1");
       }
+    }
+
+    public Settings(ChildSpec child, long maxLineBytes, ChildProcess.Ladder ladder, ChildProcess.StderrLimit stderrLimit,
+        int perPrincipal, int total, Duration idleTtl, Duration handshakeTimeout, String userEnv) {
+      this(child, maxLineBytes, ladder, stderrLimit, perPrincipal, total, idleTtl, handshakeTimeout, userEnv,
+          new dev.mcpstdio.process.ChildCensus());
     }
 
     public Settings(ChildSpec child, long maxLineBytes, ChildProcess.Ladder ladder, ChildProcess.StderrLimit stderrLimit,

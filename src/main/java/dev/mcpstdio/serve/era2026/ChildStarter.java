@@ -72,6 +72,7 @@ final class ChildStarter {
   private ChildProcess spawn(ChildLog childLog, ChildProcess.Listener listener, String principal) throws IOException {
     ChildProcess process = ChildProcess.start(settings.childOf(principal), settings.maxLineBytes(), childLog, settings.ladder(),
         listener);
+    settings.census().track(process);
     starting.add(process);
     if (closed) { // close() may have run before the add: this one is ended here
       abandon(process);
