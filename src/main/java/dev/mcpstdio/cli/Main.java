@@ -101,6 +101,20 @@ public final class Main {
     return ExitCodes.OK;
   }
 
+  /** The relay's counts at exit: one line on stderr, and with {@code --metrics-file} a JSON object in that file (0600, replaced atomically). */
+  static void reportCounts(dev.mcpstdio.relay.RelayCounts.Snapshot counts, RelayConfig config, int code, long uptimeMillis, Log log) {
+    log.info("relayed " + counts.summary());
+    if (config.metricsFile() != null) {
+      String origin = dev.mcpstdio.relay.Relay.origin(config.url());
+      try {
+        dev.mcpstdio.oauth.PrivateFiles.write(config.metricsFile(),
+            counts.json(uptimeMillis, origin, code).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      } catch (IOException | RuntimeException e) {
+        log.warn("cannot write --metrics-file " + config.metricsFile() + ": " + e.getMessage());
+      }
+    }
+  }
+
   private static void closeQuietly(ServeGateway gateway, Log log) {
     try {
       gateway.close();
@@ -150,8 +164,10 @@ public final class Main {
       relay.threadDied(thread, e);
     });
     Signals.onTermination(relay::shutdownBegins, signal -> relay.shutdown("received signal " + signal));
+    long started = System.nanoTime();
     int code = relay.run();
     wire.close(); // may wait for a write to a host that stopped reading: still watched
+    reportCounts(relay.counts(), config, code, (System.nanoTime() - started) / 1_000_000, log);
     relay.exited();
     return code;
   }

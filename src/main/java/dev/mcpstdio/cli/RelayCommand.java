@@ -82,6 +82,8 @@ final class RelayCommand {
     flag(spec, "--no-normalize-arguments", "Send tools/call 'arguments: null' as written instead of as {}.");
     flag(spec, "--check", "Check connectivity once, report on stderr and exit 0 or 1.");
     spec.addOption(OptionSpec.builder("--test").arity("0").hidden(true).build());
+    option(spec, "--metrics-file", "FILE", String.class,
+        "At exit, write what the relay counted (requests, results, errors, cancels, retries, re-initializations) to FILE as JSON (0600).");
     option(spec, "--log-level", "LEVEL", String.class, "debug, info, warn, error or off (default info).");
     flag(spec, "-v", "--verbose", "Same as --log-level debug.");
     flag(spec, "-q", "--quiet", "Same as --log-level warn.");
@@ -192,7 +194,8 @@ final class RelayCommand {
         .withBehaviour(!r.hasMatchedOption("--no-cancel-filter"), !r.hasMatchedOption("--no-normalize-arguments"))
         .withNetwork(!r.hasMatchedOption("--no-tcp-keepalive"), caFiles)
         .withRetry(RetryPolicy.DEFAULT)
-        .withMode(check, level(r), Duration.ofSeconds(2));
+        .withMode(check, level(r), Duration.ofSeconds(2))
+        .withMetricsFile(r.hasMatchedOption("--metrics-file") ? java.nio.file.Path.of(r.matchedOptionValue("--metrics-file", "")) : null);
   }
 
   /**

@@ -50,17 +50,28 @@ final class AnswerLedger implements EmitGate.Filter {
   private final ExpiringIds answered;
   private final boolean cancelFilter;
 
+  private final RelayCounts counts;
+
   AnswerLedger(boolean cancelFilter, LongSupplier clock) {
-    this(cancelFilter, clock, InFlightBounds.MAX_OPEN);
+    this(cancelFilter, clock, InFlightBounds.MAX_OPEN, new RelayCounts());
   }
 
-  /** @param capacity open requests at most */
-  AnswerLedger(boolean cancelFilter, LongSupplier clock, int capacity) {
+  /**
+   * @param capacity open requests at most
+   * @param counts where the requests opened, their answers and the host's cancels are counted
+   */
+  AnswerLedger(boolean cancelFilter, LongSupplier clock, int capacity, RelayCounts counts) {
+    this.counts = counts;
     this.capacity = capacity;
     this.slots = new Semaphore(capacity);
     this.cancelFilter = cancelFilter;
     this.cancelled = new ExpiringIds(CANCEL_TTL, MAX_REMEMBERED, clock);
     this.answered = new ExpiringIds(CANCEL_TTL, MAX_REMEMBERED, clock);
+  }
+
+  /** Where this ledger counts (and the relay's other parts with it). */
+  RelayCounts counts() {
+    return counts;
   }
 
   /** Result of trying to open a request. */
@@ -100,6 +111,7 @@ final class AnswerLedger implements EmitGate.Filter {
     }
     cancelled.remove(id);
     answered.remove(id);
+    counts.requests.increment();
     return Opening.OPENED;
   }
 
@@ -189,6 +201,7 @@ final class AnswerLedger implements EmitGate.Filter {
 
   /** The host cancelled {@code id}; a late response to it will be dropped. */
   void cancel(JsonRpcId id) {
+    counts.cancelled.increment();
     if (cancelFilter) {
       cancelled.add(id);
       CompletableFuture<Void> waiter = closing.remove(id); // a waiter decides what a cancel means
@@ -206,6 +219,7 @@ final class AnswerLedger implements EmitGate.Filter {
     if (!close(id)) {
       return false;
     }
+    counts.relayErrors.increment();
     cancelled.remove(id);
     return true;
   }
@@ -274,6 +288,7 @@ final class AnswerLedger implements EmitGate.Filter {
       return "dropped late response for cancelled id " + id;
     }
     if (close(id)) {
+      (response.isError() ? counts.serverErrors : counts.results).increment();
       return null;
     }
     if (answered.contains(id)) {

@@ -57,7 +57,7 @@ final class Era2026Chain {
         upstream::cancel2026, toHost, sleeper, log);
     List<Interceptor> tail = new ArrayList<>();
     tail.add(requests);
-    tail.add(new RetryLink(config.retry(), sleeper, log, new RetryLink.Reissue() {
+    tail.add(new RetryLink(config.retry(), sleeper, log, ledger.counts(), new RetryLink.Reissue() {
       @Override
       public Call reissue(Call original) {
         return reissued(original);

@@ -57,6 +57,7 @@ public final class Relay {
   private final Log log;
   private final IdleWatchdog.Sweeper sweeper = new IdleWatchdog.Sweeper("mcp-stdio-watchdog");
   private final AnswerLedger ledger;
+  private final RelayCounts counts = new RelayCounts();
   private final SessionState session = new SessionState();
   private final EmitGate gate;
   private final Upstream upstream;
@@ -124,7 +125,7 @@ public final class Relay {
     this.stdin = stdin;
     this.wire = wire;
     this.log = log;
-    this.ledger = new AnswerLedger(config.cancelFilter(), System::nanoTime, bounds.maxOpen());
+    this.ledger = new AnswerLedger(config.cancelFilter(), System::nanoTime, bounds.maxOpen(), counts);
     this.budget = new MessageBudget(bounds.messageBytes());
     this.exitWatch = new ExitWatch(config.shutdownGrace().plus(Duration.ofSeconds(2)).plus(ExitWatch.MARGIN));
     this.order = new DispatchOrder(config.connectTimeout().plusSeconds(1));
@@ -159,10 +160,10 @@ public final class Relay {
     });
     chain.add(new AwaitServerStream(serverStream));
     chain.add(pages);
-    chain.add(new SessionLink(session, memory, log, serverStream::sessionChanged, this::endSessionLater));
-    chain.add(new RetryLink(config.retry(), sleeper, log));
+    chain.add(new SessionLink(session, memory, log, serverStream::sessionChanged, this::endSessionLater, counts));
+    chain.add(new RetryLink(config.retry(), sleeper, log, counts));
     // HTTP+SSE (2024-11-05): no sessions, versions or pages; answers come on the event stream.
-    httpSseChain.add(new RetryLink(config.retry(), sleeper, log));
+    httpSseChain.add(new RetryLink(config.retry(), sleeper, log, counts));
     if (auth != null) { // last: every attempt, the relay's own re-initializations included, carries the login
       chain.add(new AuthLink(auth));
       httpSseChain.add(new AuthLink(auth));
@@ -185,6 +186,11 @@ public final class Relay {
    * Relays until stdin ends or {@link #shutdown} is called, then finishes in-flight work within
    * the grace period, ends the session and returns the exit code.
    */
+  /** What this relay has counted so far. */
+  public RelayCounts.Snapshot counts() {
+    return counts.snapshot();
+  }
+
   public int run() throws InterruptedException {
     // Only the origin at info level: some services put an API key in the path.
     log.info("connecting to " + origin(config.url()) + (usingHttpSse ? " (HTTP+SSE)" : ""));
@@ -255,7 +261,7 @@ public final class Relay {
     Thread.ofPlatform().daemon().name("mcp-stdio-fatal").start(() -> shutdown("fatal error"));
   }
 
-  static String origin(URI url) {
+  public static String origin(URI url) {
     return url.getScheme() + "://" + url.getHost() + (url.getPort() > 0 ? ":" + url.getPort() : "");
   }
 

@@ -28,6 +28,7 @@ import java.util.List;
  * @param transport Streamable HTTP, or the HTTP+SSE transport (2024-11-05)
  * @param oauth the relay's own sign-in, or null
  * @param era which protocol era the relay speaks upstream, and where it remembers what it found
+ * @param metricsFile where the relay writes what it counted when it exits ({@code --metrics-file}), or null
  */
 public record RelayConfig(
     URI url,
@@ -46,7 +47,8 @@ public record RelayConfig(
     Duration shutdownGrace,
     Transport transport,
     OAuthSettings oauth,
-    EraSettings era) {
+    EraSettings era,
+    Path metricsFile) {
 
   /** How the relay talks to the server. */
   public enum Transport {
@@ -99,67 +101,75 @@ public record RelayConfig(
         Duration.ofSeconds(2),
         Transport.AUTO,
         null,
-        EraSettings.DEFAULT);
+        EraSettings.DEFAULT,
+        null);
   }
 
   public RelayConfig withHeaders(List<Header> newHeaders) {
     return new RelayConfig(url, newHeaders, connectTimeout, readTimeout, streamReadTimeout,
         maxMessageSize, tcpKeepAlive, cancelFilter, normalizeArguments, caFiles, check, logLevel,
-        retry, shutdownGrace, transport, oauth, era);
+        retry, shutdownGrace, transport, oauth, era, metricsFile);
   }
 
   public RelayConfig withTimeouts(Duration connect, Duration read, Duration stream) {
     return new RelayConfig(url, headers, connect, read, stream, maxMessageSize, tcpKeepAlive,
-        cancelFilter, normalizeArguments, caFiles, check, logLevel, retry, shutdownGrace, transport, oauth, era);
+        cancelFilter, normalizeArguments, caFiles, check, logLevel, retry, shutdownGrace, transport, oauth, era, metricsFile);
   }
 
   public RelayConfig withLimits(long newMaxMessageSize) {
     return new RelayConfig(url, headers, connectTimeout, readTimeout, streamReadTimeout,
         newMaxMessageSize, tcpKeepAlive, cancelFilter, normalizeArguments, caFiles, check,
-        logLevel, retry, shutdownGrace, transport, oauth, era);
+        logLevel, retry, shutdownGrace, transport, oauth, era, metricsFile);
   }
 
   public RelayConfig withBehaviour(boolean newCancelFilter, boolean newNormalizeArguments) {
     return new RelayConfig(url, headers, connectTimeout, readTimeout, streamReadTimeout,
         maxMessageSize, tcpKeepAlive, newCancelFilter, newNormalizeArguments, caFiles, check,
-        logLevel, retry, shutdownGrace, transport, oauth, era);
+        logLevel, retry, shutdownGrace, transport, oauth, era, metricsFile);
   }
 
   public RelayConfig withRetry(RetryPolicy newRetry) {
     return new RelayConfig(url, headers, connectTimeout, readTimeout, streamReadTimeout,
         maxMessageSize, tcpKeepAlive, cancelFilter, normalizeArguments, caFiles, check, logLevel,
-        newRetry, shutdownGrace, transport, oauth, era);
+        newRetry, shutdownGrace, transport, oauth, era, metricsFile);
   }
 
   public RelayConfig withNetwork(boolean newTcpKeepAlive, List<Path> newCaFiles) {
     return new RelayConfig(url, headers, connectTimeout, readTimeout, streamReadTimeout,
         maxMessageSize, newTcpKeepAlive, cancelFilter, normalizeArguments, newCaFiles, check,
-        logLevel, retry, shutdownGrace, transport, oauth, era);
+        logLevel, retry, shutdownGrace, transport, oauth, era, metricsFile);
   }
 
   public RelayConfig withMode(boolean newCheck, Log.Level newLogLevel, Duration newShutdownGrace) {
     return new RelayConfig(url, headers, connectTimeout, readTimeout, streamReadTimeout,
         maxMessageSize, tcpKeepAlive, cancelFilter, normalizeArguments, caFiles, newCheck,
-        newLogLevel, retry, newShutdownGrace, transport, oauth, era);
+        newLogLevel, retry, newShutdownGrace, transport, oauth, era, metricsFile);
   }
 
   public RelayConfig withTransport(Transport newTransport) {
     return new RelayConfig(url, headers, connectTimeout, readTimeout, streamReadTimeout,
         maxMessageSize, tcpKeepAlive, cancelFilter, normalizeArguments, caFiles, check, logLevel,
-        retry, shutdownGrace, newTransport, oauth, era);
+        retry, shutdownGrace, newTransport, oauth, era, metricsFile);
   }
 
   /** The era the relay speaks upstream ({@code --protocol-era}) and where it remembers what it found. */
   public RelayConfig withEra(EraSettings newEra) {
     return new RelayConfig(url, headers, connectTimeout, readTimeout, streamReadTimeout,
         maxMessageSize, tcpKeepAlive, cancelFilter, normalizeArguments, caFiles, check, logLevel,
-        retry, shutdownGrace, transport, oauth, newEra);
+        retry, shutdownGrace, transport, oauth, newEra, metricsFile);
   }
 
   /** The relay signs in with OAuth ({@code --oauth}); null settings turn it off. */
   public RelayConfig withOAuth(OAuthSettings newOAuth) {
     return new RelayConfig(url, headers, connectTimeout, readTimeout, streamReadTimeout,
         maxMessageSize, tcpKeepAlive, cancelFilter, normalizeArguments, caFiles, check, logLevel,
-        retry, shutdownGrace, transport, newOAuth, era);
+        retry, shutdownGrace, transport, newOAuth, era, metricsFile);
+  }
+
+  /** Where the relay writes its counts at exit ({@code --metrics-file}), or null for none. */
+  public RelayConfig withMetricsFile(Path newMetricsFile) {
+    return new RelayConfig(url, headers, connectTimeout, readTimeout, streamReadTimeout,
+        maxMessageSize, tcpKeepAlive, cancelFilter, normalizeArguments, caFiles, check, logLevel,
+        retry, shutdownGrace, transport, oauth, era, newMetricsFile);
   }
 }

@@ -18,8 +18,8 @@ final class RetryLink implements Interceptor {
   private final Sleeper sleeper;
   private final Log log;
 
-  RetryLink(RetryPolicy policy, Sleeper sleeper, Log log) {
-    this(policy, sleeper, log, null);
+  RetryLink(RetryPolicy policy, Sleeper sleeper, Log log, RelayCounts counts) {
+    this(policy, sleeper, log, counts, null);
   }
 
   /**
@@ -28,7 +28,8 @@ final class RetryLink implements Interceptor {
    *     broken response stream loses the request there; the same id again would be a second
    *     request under one id); the answer then travels back under the request's own id.
    */
-  RetryLink(RetryPolicy policy, Sleeper sleeper, Log log, Reissue reissue) {
+  RetryLink(RetryPolicy policy, Sleeper sleeper, Log log, RelayCounts counts, Reissue reissue) {
+    this.counts = counts;
     this.policy = policy;
     this.sleeper = sleeper;
     this.log = log;
@@ -36,6 +37,7 @@ final class RetryLink implements Interceptor {
   }
 
   private final Reissue reissue;
+  private final RelayCounts counts;
 
   /**
    * How a request is sent again under a new id (2026 era). The re-issued id is known to the relay
@@ -75,6 +77,7 @@ final class RetryLink implements Interceptor {
         if (!pause(policy.backoff(attempt))) {
           return outcome;
         }
+        counts.retries.increment();
         if (f.sent() && reissue != null) {
           call = reissue.reissue(original);
         }
@@ -97,6 +100,7 @@ final class RetryLink implements Interceptor {
         if (!pause(wait)) {
           return outcome;
         }
+        counts.retries.increment();
       } else {
         return outcome;
       }

@@ -43,12 +43,16 @@ final class SessionLink implements Interceptor {
    * @param onNewSession told when the session is replaced (the GET stream follows it)
    * @param endSession ends a session the relay no longer uses (DELETE), without waiting
    */
+  private final RelayCounts counts;
+
   SessionLink(
       SessionState session,
       InitializeMemory memory,
       Log log,
       Runnable onNewSession,
-      Consumer<SessionState.Snapshot> endSession) {
+      Consumer<SessionState.Snapshot> endSession,
+      RelayCounts counts) {
+    this.counts = counts;
     this.session = session;
     this.memory = memory;
     this.log = log;
@@ -134,6 +138,7 @@ final class SessionLink implements Interceptor {
     try {
       if (session.current().generation() == stale.generation()) {
         log.info("session expired, re-initializing and retrying");
+        counts.reinitializations.increment();
         String failure = reinitialize(chain);
         if (failure != null) {
           log.warn("session lost: " + failure);

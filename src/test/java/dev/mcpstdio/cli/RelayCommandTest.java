@@ -218,4 +218,20 @@ class RelayCommandTest {
     assertThat(stderr.snapshot()).anySatisfy(l -> assertThat(l)
         .contains("--client-id, --oauth-scope are ignored without --oauth or --oauth-device"));
   }
+
+  @Test
+  void theMetricsFileGetsTheCountsAsJsonOwnerOnlyAndTheLogASummary(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+    Path file = dir.resolve("relay-counts.json");
+    RelayConfig config = parse("--metrics-file", file.toString(), "https://mcp.example.com:8443/secret/path?key=k");
+    assertThat(config.metricsFile()).isEqualTo(file);
+    assertThat(parse("https://mcp.example.com/mcp").metricsFile()).isNull();
+    Main.reportCounts(new dev.mcpstdio.relay.RelayCounts.Snapshot(12, 9, 1, 2, 1, 3, 1), config, 0, 4200, log);
+    assertThat(java.nio.file.Files.readString(file)).isEqualTo("{\"upstream\":\"https://mcp.example.com:8443\",\"uptimeMs\":4200,"
+        + "\"exitCode\":0,\"requests\":12,\"results\":9,\"serverErrors\":1,\"relayErrors\":2,\"cancelled\":1,"
+        + "\"retries\":3,\"reinitializations\":1}\n");
+    assertThat(java.nio.file.Files.getPosixFilePermissions(file)).containsExactlyInAnyOrder(
+        java.nio.file.attribute.PosixFilePermission.OWNER_READ, java.nio.file.attribute.PosixFilePermission.OWNER_WRITE);
+    assertThat(String.join("\n", stderr.snapshot())).contains("relayed 12 requests: 9 results and 3 errors (1 from the server, 2 from the relay), 1 cancelled; "
+        + "3 retries, 1 re-initialization");
+  }
 }

@@ -68,6 +68,8 @@ class RelayRecoveryComponentTest {
       assertThat(calls.get(1).header("mcp-session-id")).isEqualTo("session-2");
       assertThat(calls.get(1).text()).isEqualTo(CALL);
       assertThat(relay.log()).contains("session expired, re-initializing and retrying");
+      // the host asked twice and got two results; the replay was the relay's own business
+      assertThat(relay.relay.counts()).isEqualTo(new RelayCounts.Snapshot(2, 2, 0, 0, 0, 0, 1));
     }
   }
 
@@ -127,6 +129,7 @@ class RelayRecoveryComponentTest {
       assertThat(Jsons.errorMessage(line)).startsWith("upstream request failed: connection refused");
       assertThat(relay.sleeps).containsExactly(Duration.ofMillis(10), Duration.ofMillis(20));
       assertThat(relay.log()).contains("attempt 1/3 failed").contains("attempt 2/3 failed");
+      assertThat(relay.relay.counts()).isEqualTo(new RelayCounts.Snapshot(1, 0, 0, 1, 0, 2, 0));
     }
   }
 
@@ -143,6 +146,7 @@ class RelayRecoveryComponentTest {
       assertThat(relay.sleeps).contains(Duration.ofSeconds(7));
       assertThat(server.posts("tools/call")).hasSize(2);
       assertThat(relay.log()).contains("attempt 1/3 got HTTP 429, sleeping 7s before retry");
+      assertThat(relay.relay.counts().retries()).isEqualTo(1);
     }
   }
 
