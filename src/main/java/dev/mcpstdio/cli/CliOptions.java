@@ -93,6 +93,24 @@ final class CliOptions {
     }
   }
 
+  /** Declares {@code --log-format} (both commands). */
+  static void declareLogFormat(CommandSpec spec) {
+    option(spec, "--log-format", "FORMAT", String.class,
+        "text (default) or json: one JSON object per line (time, level, component, session, message; the access log's fields). Also MCP_STDIO_LOG_FORMAT.");
+  }
+
+  /** {@code --log-format}, else {@code MCP_STDIO_LOG_FORMAT}, else text. */
+  static Log.Format logFormat(ParseResult r, java.util.Map<String, String> env) throws UsageException {
+    String flag = r.matchedOptionValue("--log-format", null);
+    String text = flag != null ? flag : env.getOrDefault("MCP_STDIO_LOG_FORMAT", "text");
+    return switch (text.trim().toLowerCase(Locale.ROOT)) {
+      case "text" -> Log.Format.TEXT;
+      case "json" -> Log.Format.JSON;
+      default -> throw new UsageException((flag != null ? "--log-format" : "MCP_STDIO_LOG_FORMAT") + " must be text or json",
+          ExitCodes.USAGE);
+    };
+  }
+
   static Log.Level level(ParseResult r) throws UsageException {
     if (r.hasMatchedOption("--verbose")) {
       return Log.Level.DEBUG;

@@ -55,7 +55,7 @@ public final class Main {
       if (args.length >= 1 && args[0].equals("serve")) {
         SlowInitializers.startInBackground();
         ServeCommand.Parsed parsed = ServeCommand.parse(Arrays.copyOfRange(args, 1, args.length), env, early, err);
-        return parsed.exitNow() != null ? parsed.exitNow() : serve(parsed.config(), Log.stderr(parsed.config().logLevel(), redactor));
+        return parsed.exitNow() != null ? parsed.exitNow() : serve(parsed.config(), Log.stderr(parsed.config().logLevel(), redactor, parsed.logFormat()));
       }
       if (args.length >= 1 && args[0].equals("auth")) {
         return AuthCommand.run(Arrays.copyOfRange(args, 1, args.length), env, wire, early.tagged("auth"), err);
@@ -67,7 +67,7 @@ public final class Main {
       if (parsed.exitNow() != null) {
         return parsed.exitNow();
       }
-      return relay(parsed.config(), wire, Log.stderr(parsed.config().logLevel(), redactor), env,
+      return relay(parsed.config(), wire, Log.stderr(parsed.config().logLevel(), redactor, parsed.logFormat()), env,
           new FileInputStream(FileDescriptor.in));
     } catch (UsageException e) {
       early.error(e.getMessage());

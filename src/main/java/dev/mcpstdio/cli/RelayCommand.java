@@ -48,7 +48,7 @@ final class RelayCommand {
       List.of("connection", "content-length", "expect", "host", "upgrade");
 
   /** What parsing produced: a config to run, or an exit code to return right away. */
-  record Parsed(RelayConfig config, Integer exitNow) {}
+  record Parsed(RelayConfig config, Integer exitNow, Log.Format logFormat) {}
 
   private RelayCommand() {}
 
@@ -85,6 +85,7 @@ final class RelayCommand {
     option(spec, "--metrics-file", "FILE", String.class,
         "At exit, write what the relay counted (requests, results, errors, cancels, retries, re-initializations) to FILE as JSON (0600).");
     option(spec, "--log-level", "LEVEL", String.class, "debug, info, warn, error or off (default info).");
+    CliOptions.declareLogFormat(spec);
     flag(spec, "-v", "--verbose", "Same as --log-level debug.");
     flag(spec, "-q", "--quiet", "Same as --log-level warn.");
     flag(spec, "-V", "--version", "Print the version and exit.");
@@ -97,9 +98,9 @@ final class RelayCommand {
       throws UsageException {
     ParseResult r = parseOrAnswer(new CommandLine(spec()), args, args, "--help", err);
     if (r == null) {
-      return new Parsed(null, ExitCodes.OK);
+      return new Parsed(null, ExitCodes.OK, Log.Format.TEXT);
     }
-    return new Parsed(build(r, env, log), null);
+    return new Parsed(build(r, env, log), null, CliOptions.logFormat(r, env));
   }
 
   private static RelayConfig build(ParseResult r, Map<String, String> env, Log log)

@@ -32,7 +32,7 @@ import picocli.CommandLine;
 final class ServeCommand {
 
   /** What parsing produced: a config to run, or an exit code to return right away. */
-  record Parsed(ServeConfig config, Integer exitNow) {}
+  record Parsed(ServeConfig config, Integer exitNow, Log.Format logFormat) {}
 
   private ServeCommand() {}
 
@@ -117,6 +117,7 @@ final class ServeCommand {
     option(spec, "--auth-token", "TOKEN", String.class,
         "Require 'Authorization: Bearer TOKEN' (default: $MCP_STDIO_SERVE_TOKEN; prefer the env var, flags show in ps).");
     option(spec, "--log-level", "LEVEL", String.class, "debug, info, warn, error or off (default info).");
+    CliOptions.declareLogFormat(spec);
     flag(spec, "-v", "--verbose", "Same as --log-level debug.");
     flag(spec, "-q", "--quiet", "Same as --log-level warn.");
     flag(spec, "-V", "--version", "Print the version and exit.");
@@ -127,9 +128,9 @@ final class ServeCommand {
   static Parsed parse(String[] args, Map<String, String> env, Log log, PrintWriter err) throws UsageException {
     ParseResult r = parseOrAnswer(new CommandLine(spec()), args, gatewayOptions(args), "mcp-stdio serve --help", err);
     if (r == null) {
-      return new Parsed(null, ExitCodes.OK);
+      return new Parsed(null, ExitCodes.OK, Log.Format.TEXT);
     }
-    return new Parsed(build(r, env, log), null);
+    return new Parsed(build(r, env, log), null, CliOptions.logFormat(r, env));
   }
 
   /**
@@ -151,7 +152,7 @@ final class ServeCommand {
   private static final java.util.Set<String> VALUED = java.util.Set.of("--host", "--port", "--path", "--sse-path",
       "--messages-path", "--session-arg", "--workspace-root", "--callback-timeout", "--child-stderr-rate", "--max-sessions",
       "--session-idle-ttl", "--max-message-size", "--backend-timeout", "--max-connections", "--header-timeout",
-      "--body-timeout", "--allow-origin", "--public-url", "--auth-token", "--log-level", "--cache-ttl-ms",
+      "--body-timeout", "--allow-origin", "--public-url", "--auth-token", "--log-level", "--log-format", "--cache-ttl-ms",
       "--modern-idle-ttl", "--max-children-per-principal", "--max-pool-children", "--warm", "--dev-user",
       "--trusted-user-header", "--allow-redirect-uri", "--access-token-ttl", "--max-sessions-per-owner", "--user-env",
       "--token-store", "--login-oidc", "--login-oidc-client-id", "--login-oidc-client-secret-file", "--oauth-issuer", "--oauth-audience", "--require-scope", "--oauth-client-id", "--oauth-client-secret-file");

@@ -11,9 +11,17 @@ import org.eclipse.jetty.util.Callback;
 /**
  * Logs each request on stderr once it completes: remote address, method, path with any query
  * replaced by {@code ?<redacted>} (a query may carry a session id or a secret), status, duration,
- * the session's short id, and the failure's type when it failed.
+ * the session's short id, and the failure's type when it failed; with {@code --log-format json}
+ * each of those is a field of its own.
  */
 final class AccessLog extends Handler.Wrapper {
+
+  /** Request attributes {@link McpPost} sets: the POSTed message's method and its JSON-RPC id (JSON), for the JSON access log. */
+  static final String RPC_METHOD = AccessLog.class.getName() + ".rpcMethod";
+  static final String RPC_ID = AccessLog.class.getName() + ".rpcId";
+
+  /** A client's id is cut to this many characters in the log. */
+  static final int MAX_LOGGED_ID = 128;
 
   private final Log log;
 
@@ -29,6 +37,14 @@ final class AccessLog extends Handler.Wrapper {
     return super.handle(request, response, callback);
   }
 
+  private static String loggedText(Object value) {
+    if (value == null) {
+      return null;
+    }
+    String text = Log.visible(value.toString());
+    return text.length() > MAX_LOGGED_ID ? text.substring(0, MAX_LOGGED_ID) + "..." : text;
+  }
+
   private void log(Request request, Response response, long started, Throwable failure) {
     String query = request.getHttpURI().getQuery();
     String target = request.getHttpURI().getPath() + (query == null ? "" : "?<redacted>");
@@ -37,9 +53,15 @@ final class AccessLog extends Handler.Wrapper {
       session = response.getHeaders().get(McpHeaders.SESSION_ID);
     }
     long ms = (System.nanoTime() - started) / 1_000_000;
-    log.info("http: " + Request.getRemoteAddr(request) + " \"" + request.getMethod() + " " + target + "\" "
+    String shortSession = session == null ? null : Session.shortId(session.replaceAll("[^0-9A-Za-z]", ""));
+    String remote = Request.getRemoteAddr(request);
+    String failed = failure == null ? null : failure.getClass().getSimpleName();
+    log.event(Log.Level.INFO, "http: " + remote + " \"" + request.getMethod() + " " + target + "\" "
         + response.getStatus() + " " + ms + " ms"
-        + (session == null ? "" : " session " + Session.shortId(session.replaceAll("[^0-9A-Za-z]", "")))
-        + (failure == null ? "" : " (" + failure.getClass().getSimpleName() + ")"));
+        + (shortSession == null ? "" : " session " + shortSession)
+        + (failed == null ? "" : " (" + failed + ")"),
+        "component", "http", "remote", remote, "method", request.getMethod(), "path", target, "status", response.getStatus(),
+        "durationMs", ms, "session", shortSession, "rpcMethod", loggedText(request.getAttribute(RPC_METHOD)),
+        "requestId", loggedText(request.getAttribute(RPC_ID)), "failure", failed);
   }
 }

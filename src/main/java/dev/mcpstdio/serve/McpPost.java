@@ -82,6 +82,10 @@ final class McpPost {
       case JsonRpcMessage.Notification n -> n.method();
       default -> null;
     };
+    request.setAttribute(AccessLog.RPC_METHOD, method);
+    if (message instanceof JsonRpcMessage.Request r) {
+      request.setAttribute(AccessLog.RPC_ID, r.id().json());
+    }
     Request.addCompletionListener(request, failure -> metrics.message(era2026Message ? "2026" : "2025", method,
         response.getStatus(), failure != null, System.nanoTime() - arrived));
     if (era2026Message) {

@@ -50,12 +50,17 @@ final class ServeHarness implements AutoCloseable {
 
   /** {@link #start} on this port (0: any free one). */
   static ServeHarness startOn(ServeConfig config, int port) throws Exception {
+    return startOn(config, port, Log.Format.TEXT);
+  }
+
+  /** {@link #startOn} with the gateway's log in {@code format}. */
+  static ServeHarness startOn(ServeConfig config, int port, Log.Format format) throws Exception {
     SyncBuffer buffer = new SyncBuffer();
     Redactor redactor = new Redactor();
     if (config.authToken() != null) {
       redactor.addSecret(config.authToken());
     }
-    ServeGateway gateway = new ServeGateway(config.withPort(port), new Log(buffer, Log.Level.DEBUG, redactor));
+    ServeGateway gateway = new ServeGateway(config.withPort(port), new Log(buffer, Log.Level.DEBUG, redactor, format));
     try {
       gateway.start();
     } catch (Exception e) {
