@@ -10,6 +10,7 @@ import dev.mcpstdio.protocol.McpHeaders;
 import dev.mcpstdio.protocol.McpName;
 import dev.mcpstdio.protocol.McpVersions;
 import dev.mcpstdio.protocol.MetaKeys;
+import dev.mcpstdio.protocol.TraceContext;
 import dev.mcpstdio.stdio.Log;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -22,8 +23,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * as {@code progressToken} kept) and the routing headers derived from the body that goes out:
  * {@code MCP-Protocol-Version} equal to its {@code _meta} version, {@code Mcp-Method}, {@code
  * Mcp-Name} (base64 sentinel where the value needs it) and {@code Mcp-Param-*} from the tools'
- * {@code x-mcp-header} annotations ({@link ToolHeaders}). A 2026-era host's body goes as it is;
- * only the headers are added (stdio has none).
+ * {@code x-mcp-header} annotations ({@link ToolHeaders}), and the W3C trace context of {@code
+ * _meta} as {@code traceparent}/{@code tracestate}/{@code baggage} ({@link TraceContext}). A
+ * 2026-era host's body goes as it is; only the headers are added (stdio has none).
  *
  * <p>Two corrections, each once per request: an {@code UnsupportedProtocolVersion} (-32022) whose
  * {@code data.supported} names a version the relay speaks is retried with that version (which the
@@ -88,8 +90,10 @@ final class Era2026Requests implements Interceptor {
   Map<String, String> headers(Request request) {
     byte[] bytes = request.bytes();
     Map<String, JsonSpan> params = request.params() == null ? null : Json.fields(bytes, request.params());
+    JsonSpan metaSpan = params == null ? null : params.get("_meta");
+    Map<String, JsonSpan> meta = metaSpan == null ? null : Json.fields(bytes, metaSpan);
     Map<String, String> headers = new LinkedHashMap<>();
-    headers.put(McpHeaders.PROTOCOL_VERSION, metaVersion(bytes, params));
+    headers.put(McpHeaders.PROTOCOL_VERSION, metaVersion(bytes, meta));
     headers.put(McpHeaders.METHOD, request.method());
     String nameMember = switch (request.method()) {
       case "tools/call", "prompts/get" -> "name";
@@ -105,15 +109,37 @@ final class Era2026Requests implements Interceptor {
     if ("tools/call".equals(request.method()) && params != null) {
       headers.putAll(tools.paramHeaders(Json.string(bytes, params.get("name")), bytes, params.get("arguments")));
     }
+    traceHeaders(bytes, meta, headers);
     return headers;
   }
 
   /** The {@code _meta} protocol version of the body (a 2026-era host's own), else the relay's. */
-  private String metaVersion(byte[] bytes, Map<String, JsonSpan> params) {
-    JsonSpan meta = params == null ? null : params.get("_meta");
-    Map<String, JsonSpan> fields = meta == null ? null : Json.fields(bytes, meta);
-    String version = fields == null ? null : Json.string(bytes, fields.get(MetaKeys.PROTOCOL_VERSION));
+  private String metaVersion(byte[] bytes, Map<String, JsonSpan> meta) {
+    String version = meta == null ? null : Json.string(bytes, meta.get(MetaKeys.PROTOCOL_VERSION));
     return version != null && Header.isVisibleAscii(version) ? version : session.version();
+  }
+
+  /**
+   * The W3C trace context of {@code _meta} as the headers of the same names ({@link TraceContext}),
+   * so that a trace the host began crosses the relay into the server's HTTP layer; malformed values
+   * are not sent, and a {@code tracestate} only with its {@code traceparent}.
+   */
+  static void traceHeaders(byte[] bytes, Map<String, JsonSpan> meta, Map<String, String> headers) {
+    if (meta == null) {
+      return;
+    }
+    String parent = Json.string(bytes, meta.get(TraceContext.TRACEPARENT));
+    if (TraceContext.isValidTraceparent(parent)) {
+      headers.put(TraceContext.TRACEPARENT, parent);
+      String state = Json.string(bytes, meta.get(TraceContext.TRACESTATE));
+      if (TraceContext.isValidTracestate(state)) {
+        headers.put(TraceContext.TRACESTATE, state);
+      }
+    }
+    String baggage = Json.string(bytes, meta.get(TraceContext.BAGGAGE));
+    if (TraceContext.isValidBaggage(baggage)) {
+      headers.put(TraceContext.BAGGAGE, baggage);
+    }
   }
 
   /** Fetches the tool list afresh (every page), so that the next call's headers come from the schemas as they are now. */

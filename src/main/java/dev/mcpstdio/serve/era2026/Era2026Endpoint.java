@@ -137,6 +137,7 @@ public final class Era2026Endpoint implements AutoCloseable {
       }
       case ValidationLadder.Pass pass -> passed = pass;
     }
+    request = TraceMeta.fromHeaders(request, headers); // a trace begun over HTTP reaches the child in _meta
     if (IdSpace.isReserved(request.id())) {
       Replies.error(response, callback, 400, request.id(), ErrorCodes.INVALID_REQUEST,
           "request ids beginning with " + IdSpace.PREFIX + " are reserved by the gateway");
