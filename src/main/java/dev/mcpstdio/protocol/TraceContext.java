@@ -1,7 +1,5 @@
 package dev.mcpstdio.protocol;
 
-import java.util.List;
-
 /**
  * W3C Trace Context and Baggage as MCP carries them: the 2026-07-28 revision reserves the
  * {@code _meta} keys {@code traceparent}, {@code tracestate} and {@code baggage} for the W3C
@@ -25,9 +23,6 @@ public final class TraceContext {
 
   /** The {@code _meta} key and the HTTP header: W3C Baggage. */
   public static final String BAGGAGE = "baggage";
-
-  /** The three keys, in the order the gateway writes them. */
-  public static final List<String> KEYS = List.of(TRACEPARENT, TRACESTATE, BAGGAGE);
 
   /** W3C Trace Context 3.3.1.5: at most 32 list members, and 512 characters are a sane cap. */
   static final int MAX_TRACESTATE_MEMBERS = 32;
@@ -68,24 +63,18 @@ public final class TraceContext {
 
   /** True for a {@code tracestate} that is printable ASCII within the W3C caps. */
   public static boolean isValidTracestate(String value) {
-    return value != null && !value.isBlank() && value.length() <= MAX_TRACESTATE_CHARS && printable(value)
-        && members(value) <= MAX_TRACESTATE_MEMBERS;
+    return isBoundedList(value, MAX_TRACESTATE_CHARS, MAX_TRACESTATE_MEMBERS);
   }
 
   /** True for a {@code baggage} that is printable ASCII within the W3C caps. */
   public static boolean isValidBaggage(String value) {
-    return value != null && !value.isBlank() && value.length() <= MAX_BAGGAGE_CHARS && printable(value)
-        && members(value) <= MAX_BAGGAGE_MEMBERS;
+    return isBoundedList(value, MAX_BAGGAGE_CHARS, MAX_BAGGAGE_MEMBERS);
   }
 
-  /** True when {@code value} is acceptable for the key it is carried under. */
-  public static boolean isValid(String key, String value) {
-    return switch (key) {
-      case TRACEPARENT -> isValidTraceparent(value);
-      case TRACESTATE -> isValidTracestate(value);
-      case BAGGAGE -> isValidBaggage(value);
-      default -> false;
-    };
+  /** A non-blank, printable comma-separated list of at most {@code maxChars} and {@code maxMembers}. */
+  private static boolean isBoundedList(String value, int maxChars, int maxMembers) {
+    return value != null && !value.isBlank() && value.length() <= maxChars && printable(value)
+        && members(value) <= maxMembers;
   }
 
   private static boolean lowerHex(String s, int from, int to) {

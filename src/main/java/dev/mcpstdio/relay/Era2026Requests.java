@@ -124,7 +124,7 @@ final class Era2026Requests implements Interceptor {
    * so that a trace the host began crosses the relay into the server's HTTP layer; malformed values
    * are not sent, and a {@code tracestate} only with its {@code traceparent}.
    */
-  static void traceHeaders(byte[] bytes, Map<String, JsonSpan> meta, Map<String, String> headers) {
+  private static void traceHeaders(byte[] bytes, Map<String, JsonSpan> meta, Map<String, String> headers) {
     if (meta == null) {
       return;
     }

@@ -106,9 +106,9 @@ class ServeScaleOutIT {
   }
 
   /**
-   * The configuration docs/deploying-serve.md gives, on loopback ports: round robin, a stick table
-   * keyed by the session id learned from responses, health checks on /healthz, and a redispatch
-   * when the chosen replica does not answer.
+   * The configuration docs/deploying-serve.md gives, on loopback ports and with quicker health
+   * checks: round robin, a stick table keyed by the session id learned from responses, health
+   * checks on /healthz, and a redispatch when the chosen replica does not answer.
    */
   static String haproxyConfig(int port, List<Integer> replicaPorts) {
     StringBuilder servers = new StringBuilder();
@@ -143,9 +143,7 @@ class ServeScaleOutIT {
   void a2025SessionStaysOnItsReplicaAndMovesWhenTheReplicaDies() throws Exception {
     Path counts = dir.resolve("relay-counts.json");
     JarProcess relay = relay("--protocol-era", "legacy", "--metrics-file", counts.toString());
-    relay.send(INIT);
-    assertThat(relay.stdout.next(Duration.ofSeconds(30))).contains("\"id\":1,\"result\"");
-    relay.send("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
+    initialize(relay);
     Set<String> where = new HashSet<>();
     for (int id = 2; id <= 7; id++) {
       where.add(call(relay, id));
@@ -174,9 +172,7 @@ class ServeScaleOutIT {
   @Test
   void the2026EraNeedsNoAffinityAndGoesOnWhenAReplicaDies() throws Exception {
     JarProcess relay = relay("--protocol-era", "modern");
-    relay.send(INIT);
-    assertThat(relay.stdout.next(Duration.ofSeconds(30))).contains("\"id\":1,\"result\"");
-    relay.send("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
+    initialize(relay);
     Set<String> where = new HashSet<>();
     for (int id = 2; id <= 10; id++) {
       where.add(call(relay, id));
@@ -191,6 +187,13 @@ class ServeScaleOutIT {
       afterwards.add(call(relay, id));
     }
     assertThat(afterwards).as("every call answered, by the replicas left").doesNotContain("replica-1").isNotEmpty();
+  }
+
+  /** The host's handshake through the relay. */
+  private static void initialize(JarProcess relay) {
+    relay.send(INIT);
+    assertThat(relay.stdout.next(Duration.ofSeconds(30))).contains("\"id\":1,\"result\"");
+    relay.send("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
   }
 
   /** A tools/call through the relay; returns the replica that answered it. */
