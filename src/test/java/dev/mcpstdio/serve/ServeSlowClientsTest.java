@@ -100,7 +100,9 @@ class ServeSlowClientsTest {
 
   @Test
   void aDrippingHeadOrASilentNewConnectionIsClosedAfterTheHeaderTimeoutAKeptAliveOneIsNot() throws Exception {
-    try (ServeHarness serve = ServeHarness.start(config(Duration.ofMillis(400), Duration.ofSeconds(30), 512))) {
+    // a 1 s header timeout: short enough for the test, long enough that a loaded CI machine reads
+    // the kept-alive connection's first head (sent at once) before it runs out
+    try (ServeHarness serve = ServeHarness.start(config(Duration.ofSeconds(1), Duration.ofSeconds(30), 512))) {
       Socket silent = connect(serve); // connected, sends nothing: it would hold a connection slot
       Socket dripping = connect(serve);
       write(dripping, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ");
@@ -108,7 +110,7 @@ class ServeSlowClientsTest {
       InputStream in = dripping.getInputStream();
       assertThat(in.read()).as("the dripping connection is closed").isEqualTo(-1);
       assertThat(silent.getInputStream().read()).as("the silent new connection is closed").isEqualTo(-1);
-      // one that made a request and then waits on keep-alive for longer than a head may take is not and then waits on keep-alive for longer than a head may take
+      // one that made a request and then waits on keep-alive for longer than a head may take is not closed
       Socket kept = connect(serve);
       write(kept, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
       assertThat(readResponse(kept)).startsWith("HTTP/1.1 200");
