@@ -60,6 +60,9 @@ public final class Main {
       if (args.length >= 1 && args[0].equals("auth")) {
         return AuthCommand.run(Arrays.copyOfRange(args, 1, args.length), env, wire, early.tagged("auth"), err);
       }
+      if (args.length >= 1 && args[0].equals("probe")) {
+        return ProbeCommand.run(Arrays.copyOfRange(args, 1, args.length), early);
+      }
       if (args.length == 1 && args[0].equals("demo")) {
         return new DemoServer(wire, early.tagged("demo")).run(new FileInputStream(FileDescriptor.in));
       }

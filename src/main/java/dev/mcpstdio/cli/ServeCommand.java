@@ -126,7 +126,10 @@ final class ServeCommand {
   }
 
   static Parsed parse(String[] args, Map<String, String> env, Log log, PrintWriter err) throws UsageException {
-    ParseResult r = parseOrAnswer(new CommandLine(spec()), args, gatewayOptions(args), "mcp-stdio serve --help", err);
+    // A later single-valued option wins over an earlier one, so the arguments given to the OCI
+    // image (appended to its entrypoint's "serve --host 0.0.0.0 --port 8080") can override those.
+    CommandLine commandLine = new CommandLine(spec()).setOverwrittenOptionsAllowed(true);
+    ParseResult r = parseOrAnswer(commandLine, args, gatewayOptions(args), "mcp-stdio serve --help", err);
     if (r == null) {
       return new Parsed(null, ExitCodes.OK, Log.Format.TEXT);
     }

@@ -250,6 +250,14 @@ class ServeCommandTest {
     void aMissingValueIsAUsageError() {
       usageError("--port");
     }
+
+    @Test
+    void aLaterHostOrPortWinsAsArgumentsAppendedToTheImagesEntrypointDo() throws Exception {
+      ServeConfig c = parse("--host", "0.0.0.0", "--port", "8080", "--port", "9000", "--host", "127.0.0.1", "--", "node", "s.js");
+      assertThat(c.host()).isEqualTo("127.0.0.1");
+      assertThat(c.port()).isEqualTo(9000);
+      assertThat(c.child().argv()).containsExactly("node", "s.js");
+    }
   }
 
   @Nested

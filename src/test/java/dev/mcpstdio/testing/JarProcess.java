@@ -73,10 +73,15 @@ public final class JarProcess implements AutoCloseable {
   private static JarProcess command(List<String> command, Map<String, String> env) {
     ProcessBuilder builder = new ProcessBuilder(command);
     builder.environment().putAll(env);
+    return spawn(builder);
+  }
+
+  /** Any command set up by the caller (its environment, its folder), with stdio as above. */
+  public static JarProcess spawn(ProcessBuilder builder) {
     try {
       return new JarProcess(builder.start());
     } catch (IOException e) {
-      throw new AssertionError("cannot start " + command + ": " + e);
+      throw new AssertionError("cannot start " + builder.command() + ": " + e);
     }
   }
 
