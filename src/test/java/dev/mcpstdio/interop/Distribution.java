@@ -41,6 +41,11 @@ final class Distribution {
     return dir;
   }
 
+  /** Whether this test runs as root (installing a package, namespaces and chroot need it). */
+  static boolean root() throws IOException {
+    return ((Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid")) == 0;
+  }
+
   /** The one file in {@code dir} whose name matches {@code glob}. */
   static Path only(Path dir, String glob) {
     try (var files = Files.newDirectoryStream(dir, glob)) {
