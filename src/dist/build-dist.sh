@@ -10,12 +10,15 @@
 #   image-base.tar                            the OCI image's base (the C library the runtime needs,
 #                                             a non-root user, the health check), which the
 #                                             image build (Jib, the next step of the profile) starts from
-#   image-root/opt/mcp-stdio                  the tree again, as the image's application layer
+#   image-root/opt/mcp-stdio                  the tree again but the launcher, as the image's application layer
 #
 # Needs a JDK 25 or newer whose jlink can link a runtime (its own linkable image or jmods): the
 # start-up cache is JDK 25's ahead-of-time cache. DIST_JDK names one; else the newest under the
 # usual folders. No network.
 set -eu
+# The builder's own JVM and launcher settings must not reach the training runs, the caches' keys
+# or the image's JVM options: the artifacts are for everyone.
+unset MCP_STDIO_JAVA_OPTS MCP_STDIO_NO_CACHE MCP_STDIO_JAVA_HOME JDK_JAVA_OPTIONS JAVA_TOOL_OPTIONS _JAVA_OPTIONS
 
 BASEDIR=${1:?usage: build-dist.sh BASEDIR VERSION}
 VERSION=${2:?usage: build-dist.sh BASEDIR VERSION}
@@ -77,6 +80,8 @@ cp "$TARGET/mcp-stdio.jar" "$TREE/lib/mcp-stdio.jar"
 cp "$BASEDIR/mcp-stdio" "$TREE/bin/mcp-stdio"
 chmod 755 "$TREE/bin/mcp-stdio"
 cp "$BASEDIR/README.md" "$TREE/README.md"
+# what tells the launcher it runs from a distribution (with runtime/ and the jar beside it)
+printf '%s\n' "$VERSION" > "$TREE/lib/mcp-stdio.dist"
 
 # The start-up caches of the relay and of serve, trained by the tree's own launcher on its own
 # runtime with the flags it runs with. The JVM checks the jar's size and modification time, which
@@ -129,8 +134,19 @@ checksum "$DIST/mcp-stdio_${DEBVERSION}_amd64.deb"
 BASE="$DIST/image-base"
 mkdir -p "$BASE/rootfs/etc" "$BASE/rootfs/tmp" "$BASE/rootfs/lib64" "$BASE/rootfs/lib/x86_64-linux-gnu"
 chmod 1777 "$BASE/rootfs/tmp"
-libs=$(for f in "$TREE/runtime/bin/java" "$TREE/runtime/lib/"*.so "$TREE/runtime/lib/server/libjvm.so"; do ldd "$f"; done \
-  | sed -n 's/.*=> \(\/[^ ]*\) .*/\1/p' | sort -u)
+# The system libraries ldd names for the runtime (not the runtime's own, which ldd finds beside
+# them through $ORIGIN), and glibc's NSS modules, which it loads at run time without ldd seeing them
+# (built into libc since 2.34; copied where the build host has them).
+lddout=$(for f in "$TREE/runtime/bin/java" "$TREE/runtime/lib/"*.so "$TREE/runtime/lib/server/libjvm.so"; do ldd "$f"; done)
+# (a library ldd cannot find may be the runtime's own, libjvm.so, which the JVM loads by path)
+for missing in $(printf '%s\n' "$lddout" | sed -n 's/^[[:space:]]*\([^[:space:]]*\) => not found.*/\1/p' | sort -u); do
+  [ -n "$(find "$TREE/runtime" -name "$missing" -print | head -n 1)" ] \
+    || die "the runtime needs $missing, which this machine does not have"
+done
+libs=$(printf '%s\n' "$lddout" | sed -n 's/.*=> \(\/[^ ]*\) .*/\1/p' | grep -v -F "$TREE/" | sort -u)
+for nss in libnss_files.so.2 libnss_dns.so.2 libresolv.so.2; do
+  [ -e "/lib/x86_64-linux-gnu/$nss" ] && libs="$libs /lib/x86_64-linux-gnu/$nss"
+done
 for lib in $libs /lib64/ld-linux-x86-64.so.2; do
   real=$(readlink -f "$lib")
   case $lib in
@@ -144,20 +160,25 @@ printf 'hosts: files dns\n' > "$BASE/rootfs/etc/nsswitch.conf"
 tar --sort=name --owner=0 --group=0 --numeric-owner --mtime=@0 -C "$BASE/rootfs" -cf "$BASE/layer.tar" .
 diff_id=$(sha256sum "$BASE/layer.tar" | cut -d' ' -f1)
 cat > "$BASE/config.json" <<EOF
-{"architecture":"amd64","os":"linux","created":"1970-01-01T00:00:00Z","config":{"Env":["PATH=/opt/mcp-stdio/bin"],"Healthcheck":{"Test":["CMD","/opt/mcp-stdio/runtime/bin/java","-Xshare:auto","-XX:TieredStopAtLevel=1","-XX:+UseSerialGC","-Xlog:disable","-Xlog:all=warning:stderr","-jar","/opt/mcp-stdio/lib/mcp-stdio.jar","probe","http://127.0.0.1:8080/healthz"],"Interval":30000000000,"Timeout":10000000000,"StartPeriod":20000000000,"Retries":3}},"rootfs":{"type":"layers","diff_ids":["sha256:$diff_id"]},"history":[{"created":"1970-01-01T00:00:00Z","created_by":"src/dist/build-dist.sh: C library, user 65532, /tmp"}]}
+{"architecture":"amd64","os":"linux","created":"1970-01-01T00:00:00Z","config":{"Env":["PATH=/opt/mcp-stdio/runtime/bin"],"Healthcheck":{"Test":["CMD","/opt/mcp-stdio/runtime/bin/java","-Xshare:auto","-XX:TieredStopAtLevel=1","-XX:+UseSerialGC","-Xlog:disable","-Xlog:all=warning:stderr","-jar","/opt/mcp-stdio/lib/mcp-stdio.jar","probe","http://127.0.0.1:8080/healthz"],"Interval":30000000000,"Timeout":10000000000,"StartPeriod":20000000000,"Retries":3}},"rootfs":{"type":"layers","diff_ids":["sha256:$diff_id"]},"history":[{"created":"1970-01-01T00:00:00Z","created_by":"src/dist/build-dist.sh: C library, user 65532, /tmp"}]}
 EOF
 printf '[{"Config":"config.json","RepoTags":["mcp-stdio-base:%s"],"Layers":["layer.tar"]}]\n' "$VERSION" > "$BASE/manifest.json"
 tar --sort=name --owner=0 --group=0 --numeric-owner --mtime=@0 -C "$BASE" -cf "$DIST/image-base.tar" manifest.json config.json layer.tar
 rm -rf "$BASE"
 
 # The image has no shell to run the launcher: its entrypoint runs the runtime's java with serve's
-# JVM options from an argument file, as the launcher would pass them at /opt/mcp-stdio.
+# JVM options from an argument file, as the launcher would pass them at /opt/mcp-stdio; the
+# launcher itself (a shell script) stays out of the image.
 mkdir -p "$DIST/image-root/opt"
 cp -a "$TREE" "$DIST/image-root/opt/mcp-stdio"
-rm "$DIST/image-root/opt/mcp-stdio/README.md"
-MCP_STDIO_PRINT_JVM_OPTIONS=1 "$TREE/bin/mcp-stdio" serve | sed "s|$TREE|/opt/mcp-stdio|g" \
-  > "$DIST/image-root/opt/mcp-stdio/lib/serve.jvmargs"
-grep -q -- '-XX:AOTCache=/opt/mcp-stdio/lib/mcp-stdio-serve.aot' "$DIST/image-root/opt/mcp-stdio/lib/serve.jvmargs" \
+rm -r "$DIST/image-root/opt/mcp-stdio/README.md" "$DIST/image-root/opt/mcp-stdio/bin"
+MCP_STDIO_PRINT_JVM_OPTIONS=1 "$TREE/bin/mcp-stdio" serve | while IFS= read -r option; do
+  case $option in
+    *"$TREE"*) option="${option%%"$TREE"*}/opt/mcp-stdio${option#*"$TREE"}" ;;
+  esac
+  printf '%s\n' "$option"
+done > "$DIST/image-root/opt/mcp-stdio/lib/serve.jvmargs"
+grep -q -x -- '-XX:AOTCache=/opt/mcp-stdio/lib/mcp-stdio-serve.aot' "$DIST/image-root/opt/mcp-stdio/lib/serve.jvmargs" \
   || die "serve's JVM options name no start-up cache"
 touch -h -d @1 "$DIST/image-root/opt/mcp-stdio/lib/serve.jvmargs"
 

@@ -1,5 +1,6 @@
 package dev.mcpstdio.cli;
 
+import dev.mcpstdio.net.Hosts;
 import dev.mcpstdio.stdio.Log;
 import java.io.IOException;
 import java.io.InputStream;
@@ -54,7 +55,7 @@ final class ProbeCommand {
       URI url = new URI(text);
       String host = url.getHost();
       if (!"http".equals(url.getScheme()) || host == null
-          || !(host.equals("localhost") || host.startsWith("127.") || host.equals("[::1]"))) {
+          || host.endsWith(".localhost") || !Hosts.isLoopback(host)) {
         throw new UsageException("probe: only http URLs on loopback are probed, not " + text, ExitCodes.USAGE);
       }
       return url;

@@ -101,6 +101,10 @@ class DeployManifestsTest {
     JsonNode service = docs.get(1);
     assertThat(service.path("spec").path("selector")).isEqualTo(labels);
     assertThat(service.path("spec").path("ports").path(0).path("targetPort").asString()).isEqualTo("http");
+    assertThat(service.path("spec").path("sessionAffinity").asString()).as("2025-era sessions stay on their pod")
+        .isEqualTo("ClientIP");
+    assertThat(deployment.path("spec").path("replicas").asInt()).as("one full replica does not take the Service down")
+        .isGreaterThanOrEqualTo(2);
 
     JsonNode policy = docs.get(2);
     assertThat(policy.path("spec").path("podSelector").path("matchLabels")).isEqualTo(labels);

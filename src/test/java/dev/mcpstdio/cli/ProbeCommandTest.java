@@ -88,7 +88,8 @@ class ProbeCommandTest {
   @Test
   void onlyLoopbackHttpIsProbed() {
     for (String url : new String[] {"http://example.com/healthz", "https://127.0.0.1/healthz", "http://10.0.0.1/healthz",
-        "file:///etc/passwd", "not a url"}) {
+        "file:///etc/passwd", "not a url",
+        "http://127.0.0.1.nip.io/healthz", "http://127.attacker.example/healthz", "http://x.localhost/healthz"}) {
       assertThatThrownBy(() -> ProbeCommand.run(new String[] {url}, log)).as(url)
           .isInstanceOf(UsageException.class).hasMessageContaining("probe:");
     }

@@ -62,7 +62,7 @@ class DistributionIT {
     assertThat(home.resolve("lib/mcp-stdio-serve.aot")).isRegularFile();
     assertThat(home.resolve("runtime/bin/javac")).doesNotExist();
     assertThat(home.resolve("runtime/jmods")).doesNotExist();
-    Map<String, Long> before = tree(home);
+    Map<String, String> before = tree(home);
 
     String path = jdkFreePath(tmp.resolve("path"));
     Path launcher = home.resolve("bin/mcp-stdio");
@@ -215,12 +215,18 @@ class DistributionIT {
     return builder;
   }
 
-  /** Every file under {@code root} with its size: what a run would have changed. */
-  private static Map<String, Long> tree(Path root) throws IOException {
-    Map<String, Long> files = new TreeMap<>();
+  /** Every file under {@code root} with its size, modification time and SHA-256: what a run would have changed. */
+  private static Map<String, String> tree(Path root) throws IOException {
+    Map<String, String> files = new TreeMap<>();
     try (Stream<Path> all = Files.walk(root)) {
       for (Path p : all.toList()) {
-        files.put(root.relativize(p).toString(), Files.isRegularFile(p) ? Files.size(p) : -1L);
+        String state = "folder";
+        if (Files.isRegularFile(p)) {
+          try (var in = Files.newInputStream(p)) {
+            state = Files.size(p) + " " + Files.getLastModifiedTime(p).toMillis() + " " + Distribution.sha256(in);
+          }
+        }
+        files.put(root.relativize(p).toString(), state);
       }
     }
     return files;

@@ -101,7 +101,7 @@ class ImageIT {
     assertThat(c.path("User").asString()).isEqualTo(USER);
     assertThat(c.path("WorkingDir").asString()).isEqualTo("/tmp");
     assertThat(c.path("ExposedPorts").has("8080/tcp")).isTrue();
-    assertThat(strings(c.path("Env"))).contains("PATH=/opt/mcp-stdio/bin", "MALLOC_ARENA_MAX=2");
+    assertThat(strings(c.path("Env"))).contains("PATH=/opt/mcp-stdio/runtime/bin", "MALLOC_ARENA_MAX=2");
 
     JsonNode health = c.path("Healthcheck");
     List<String> test = strings(health.path("Test"));
@@ -142,9 +142,14 @@ class ImageIT {
     }
     assertThat(entries.keySet()).as("Jib's own application layers are filtered out").noneMatch(p -> p.startsWith("app"));
     assertThat(entries).containsKeys("opt/mcp-stdio/runtime/bin/java", "opt/mcp-stdio/lib/mcp-stdio.jar",
-        "opt/mcp-stdio/lib/mcp-stdio-serve.aot", "opt/mcp-stdio/lib/serve.jvmargs", "opt/mcp-stdio/bin/mcp-stdio",
+        "opt/mcp-stdio/lib/mcp-stdio-serve.aot", "opt/mcp-stdio/lib/serve.jvmargs", "opt/mcp-stdio/lib/mcp-stdio.dist",
         "lib/x86_64-linux-gnu/libc.so.6", "lib64/ld-linux-x86-64.so.2", "etc/passwd", "etc/group");
     assertThat(entries.get("tmp")).startsWith("drwxrwxrwt");
+    assertThat(entries.keySet()).as("no launcher script: the image has no shell to run it")
+        .doesNotContain("opt/mcp-stdio/bin/mcp-stdio");
+    assertThat(entries.keySet().stream().filter(p -> p.startsWith("lib/x86_64-linux-gnu/")).toList())
+        .as("only the C library's own files in the system folder, none of the runtime's")
+        .isNotEmpty().allMatch(p -> p.matches("lib/x86_64-linux-gnu/lib(c|m|dl|pthread|rt|resolv|nss_[a-z]+)\\.so\\.[0-9]+"));
     entries.forEach((path, modeOwner) -> {
       if (!path.equals("tmp") && !path.isEmpty() && !path.equals(".")) {
         assertThat(modeOwner).as(path + ": owned by root, not writable by others").endsWith(" 0/0")
@@ -153,7 +158,7 @@ class ImageIT {
     });
 
     Path opt = rootfs.resolve("opt/mcp-stdio");
-    for (String program : List.of("runtime/bin/java", "runtime/lib/jspawnhelper", "bin/mcp-stdio")) {
+    for (String program : List.of("runtime/bin/java", "runtime/lib/jspawnhelper")) {
       assertThat(Files.getPosixFilePermissions(opt.resolve(program))).as(program).contains(PosixFilePermission.OTHERS_EXECUTE);
     }
     assertThat(opt.resolve("runtime/bin/javac")).doesNotExist();
@@ -225,7 +230,7 @@ class ImageIT {
     command.addAll(argv);
     ProcessBuilder builder = new ProcessBuilder(command);
     builder.environment().clear();
-    builder.environment().put("PATH", "/opt/mcp-stdio/bin");
+    builder.environment().put("PATH", "/opt/mcp-stdio/runtime/bin");
     return builder;
   }
 
