@@ -3,6 +3,7 @@ package dev.mcpstdio.interop;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.mcpstdio.testing.JarProcess;
+import dev.mcpstdio.testing.Jsons;
 import dev.mcpstdio.testing.NodePeers;
 import java.io.IOException;
 import java.io.InputStream;
@@ -21,6 +22,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
+import tools.jackson.databind.JsonNode;
 
 /**
  * The artifacts {@code src/dist/build-dist.sh} leaves under {@code target/dist/} (the {@code dist}
@@ -116,4 +118,22 @@ final class Distribution {
   }
 
   static final Duration START = Duration.ofSeconds(60);
+
+  /** A host's {@code initialize} through {@code relay}, answered by serve's built-in demo server. */
+  static void initializeDemo(JarProcess relay, String clientName) {
+    relay.send("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
+        + "\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"" + clientName + "\",\"version\":\"1\"}}}");
+    JsonNode init = Jsons.parse(relay.stdout.next(START));
+    assertThat(init.path("result").path("serverInfo").path("name").asString()).as(relay.log()).isEqualTo("mcp-stdio-demo");
+  }
+
+  /** After {@link #initializeDemo}: {@code initialized}, and the demo's {@code echo} of {@code text} (id 2) comes back. */
+  static void echo(JarProcess relay, String text) {
+    relay.send("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
+    relay.send("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\","
+        + "\"arguments\":{\"text\":\"" + text + "\"}}}");
+    JsonNode call = Jsons.parse(relay.stdout.next(START));
+    assertThat(call.path("id").asInt()).isEqualTo(2);
+    assertThat(call.path("result").path("content").path(0).path("text").asString()).as(relay.log()).contains(text);
+  }
 }

@@ -3,7 +3,6 @@ package dev.mcpstdio.interop;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.mcpstdio.testing.JarProcess;
-import dev.mcpstdio.testing.Jsons;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -25,7 +24,6 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-import tools.jackson.databind.JsonNode;
 
 /**
  * The archive and the {@code .deb} of {@code target/dist/} do what the README's install section
@@ -38,9 +36,6 @@ import tools.jackson.databind.JsonNode;
  */
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
 class DistributionIT {
-
-  private static final String INIT = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
-      + "\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"distribution-it\",\"version\":\"1\"}}}";
 
   @TempDir
   Path tmp;
@@ -141,17 +136,10 @@ class DistributionIT {
       }
 
       try (JarProcess relay = JarProcess.spawn(mcpStdio.apply(List.of(url)))) {
-        relay.send(INIT);
-        JsonNode init = Jsons.parse(relay.stdout.next(Distribution.START));
-        assertThat(init.path("result").path("serverInfo").path("name").asString()).as(relay.log()).isEqualTo("mcp-stdio-demo");
+        Distribution.initializeDemo(relay, "distribution-it");
         assertThat(Distribution.executable(relay)).as("the relay's program").startsWith(runtime);
         assertThat(Distribution.maps(relay, "mcp-stdio.aot")).as("the relay's start-up cache mapped").isTrue();
-        relay.send("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
-        relay.send("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\","
-            + "\"arguments\":{\"text\":\"from the distribution\"}}}");
-        JsonNode call = Jsons.parse(relay.stdout.next(Distribution.START));
-        assertThat(call.path("id").asInt()).isEqualTo(2);
-        assertThat(call.path("result").path("content").path(0).path("text").asString()).contains("from the distribution");
+        Distribution.echo(relay, "from the distribution");
 
         // the session's child: the demo server, started by serve through the same launcher and runtime
         String started = serve.stderr.nextMatching(l -> l.contains("started ") && l.contains("(pid "), Distribution.START);

@@ -206,15 +206,8 @@ class ImageIT {
       // the image's own relay, in the container, as a host would spawn it there
       try (JarProcess relay = JarProcess.spawn(inContainer(serve, List.of("/opt/mcp-stdio/runtime/bin/java",
           "-jar", "/opt/mcp-stdio/lib/mcp-stdio.jar", "http://127.0.0.1:8080/mcp")))) {
-        relay.send("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\","
-            + "\"capabilities\":{},\"clientInfo\":{\"name\":\"image-it\",\"version\":\"1\"}}}");
-        JsonNode init = Jsons.parse(relay.stdout.next(Distribution.START));
-        assertThat(init.path("result").path("serverInfo").path("name").asString()).as(relay.log()).isEqualTo("mcp-stdio-demo");
-        relay.send("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
-        relay.send("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\","
-            + "\"arguments\":{\"text\":\"inside the image\"}}}");
-        JsonNode call = Jsons.parse(relay.stdout.next(Distribution.START));
-        assertThat(call.path("result").path("content").path(0).path("text").asString()).contains("inside the image");
+        Distribution.initializeDemo(relay, "image-it");
+        Distribution.echo(relay, "inside the image");
         relay.closeStdin();
         assertThat(relay.awaitExit(Duration.ofSeconds(30))).as(relay.log()).isZero();
       }
